@@ -1,0 +1,401 @@
+"""Content-block builders: text, and media blocks built from sniffed bytes or https URLs.
+
+A media block built from a path, bytes or a file object is sniffed once, when it is built:
+the format comes from the bytes (never from a file name), is mapped to the API's MIME name,
+and is compared with any declared type. The bytes are not read again until the request is
+written, and then in bounded chunks straight into the output.
+
+.. versionadded:: 0.1
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+from ._types import JSONObject, Source
+from .checks import check_media_block, check_text_block
+from .errors import InvalidInput, Problem, Severity, SourceError
+from .limits import GEMINI, Limits
+
+if TYPE_CHECKING:
+    from .sniffing import Detected
+    from .sources import Opened
+
+__all__ = [
+    "Block",
+    "MediaBlock",
+    "MediaKind",
+    "TextBlock",
+    "audio",
+    "document",
+    "image",
+    "media",
+    "sniff",
+    "text",
+    "video",
+]
+
+MediaKind = Literal["image", "audio", "video", "document"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """A text content block.
+
+    .. versionadded:: 0.1
+    """
+
+    text: str
+
+    def to_json(self) -> JSONObject:
+        """Return the block as its JSON object."""
+        return {"text": self.text, "type": "text"}
+
+
+def text(value: Any, *, limits: Limits = GEMINI) -> TextBlock:
+    """Build a text block; raise ``InvalidInput`` for a non-string or empty text.
+
+    .. versionadded:: 0.1
+    """
+    problems = list(check_text_block({"type": "text", "text": value}, (), limits))
+    if problems:
+        raise InvalidInput(problems)
+    return TextBlock(value)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Payload:
+    """Where the bytes of an inline block live, and how to read them again when writing."""
+
+    src: Any
+    size: int
+    start: int = 0
+    mtime_ns: int | None = None
+
+    def open(self) -> Opened:
+        from .sources import open_source
+
+        if isinstance(self.src, (str, os.PathLike)):
+            opened = open_source(self.src)
+            stat = os.stat(self.src)
+            if opened.size != self.size or stat.st_mtime_ns != self.mtime_ns:
+                opened.close()
+                raise SourceError(f"{os.fspath(self.src)!r} changed after the block was built")
+            return opened
+        if hasattr(self.src, "seek"):
+            self.src.seek(self.start)
+        return open_source(self.src)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MediaBlock:
+    """An image, audio, video or PDF block: inline bytes (streamed when written) or a URI.
+
+    ``detected`` tells what sniffing found (``None`` for a URI that was not fetched).
+
+    .. versionadded:: 0.1
+    """
+
+    type: MediaKind
+    mime_type: str
+    resolution: str | None = None
+    uri: str | None = None
+    detected: Detected | None = None
+    warnings: tuple[Problem, ...] = ()
+    _payload: _Payload | None = field(default=None, repr=False)
+
+    @property
+    def size(self) -> int | None:
+        """Size of the inline bytes, or None for a URI block."""
+        return self._payload.size if self._payload is not None else None
+
+    @property
+    def base64_length(self) -> int:
+        """Length of the base64 text of the inline bytes (0 for a URI block)."""
+        return 4 * ((self._payload.size + 2) // 3) if self._payload is not None else 0
+
+    def skeleton(self, data: str | None = None) -> JSONObject:
+        """Return the JSON object with ``data`` set to the given text (or left out)."""
+        body: JSONObject = {"mime_type": self.mime_type, "type": self.type}
+        if self.resolution is not None:
+            body["resolution"] = self.resolution
+        if self.uri is not None:
+            body["uri"] = self.uri
+        if data is not None:
+            body["data"] = data
+        return dict(sorted(body.items()))
+
+    def iter_base64(self, chunk_bytes: int = GEMINI.CHUNK_BYTES) -> Iterator[bytes]:
+        """Yield the base64 of the inline bytes in bounded chunks, reading the source again."""
+        if self._payload is None:
+            return
+        with self._payload.open() as opened:
+            if opened.size != self._payload.size:
+                raise SourceError("the source changed size after the block was built")
+            yield from opened.iter_base64(chunk_bytes)
+
+    def to_json(self) -> JSONObject:
+        """Return the block as JSON, with the base64 text in memory (see ``Request.dump``)."""
+        data = b"".join(self.iter_base64()).decode("ascii") if self._payload is not None else None
+        return self.skeleton(data)
+
+
+Block = TextBlock | MediaBlock
+
+
+def sniff(src: Source, *, declared: str | None = None, limits: Limits = GEMINI) -> Detected:
+    """Tell what a file, bytes or stream really is: modality, API MIME name, evidence.
+
+    .. versionadded:: 0.1
+    """
+    from .sniffing import sniff_stream
+    from .sources import open_source
+
+    with open_source(src) as opened:
+        return sniff_stream(opened.stream, opened.size, declared=declared, limits=limits)
+
+
+def image(
+    src: Source | None = None,
+    *,
+    uri: str | None = None,
+    mime_type: str | None = None,
+    resolution: str | None = None,
+    verify: bool = False,
+    limits: Limits = GEMINI,
+) -> MediaBlock:
+    """Build an image block from bytes (sniffed) or an https URL (not fetched unless verify).
+
+    .. versionadded:: 0.1
+    """
+    return _build("image", src, uri, mime_type, resolution, verify, limits)
+
+
+def audio(
+    src: Source | None = None,
+    *,
+    uri: str | None = None,
+    mime_type: str | None = None,
+    verify: bool = False,
+    limits: Limits = GEMINI,
+) -> MediaBlock:
+    """Build an audio block from bytes (sniffed) or an https URL.
+
+    .. versionadded:: 0.1
+    """
+    return _build("audio", src, uri, mime_type, None, verify, limits)
+
+
+def video(
+    src: Source | None = None,
+    *,
+    uri: str | None = None,
+    mime_type: str | None = None,
+    resolution: str | None = None,
+    verify: bool = False,
+    limits: Limits = GEMINI,
+) -> MediaBlock:
+    """Build a video block from bytes (sniffed) or an https URL.
+
+    .. versionadded:: 0.1
+    """
+    return _build("video", src, uri, mime_type, resolution, verify, limits)
+
+
+def document(
+    src: Source | None = None,
+    *,
+    uri: str | None = None,
+    mime_type: str | None = None,
+    verify: bool = False,
+    limits: Limits = GEMINI,
+) -> MediaBlock:
+    """Build a PDF document block from bytes (sniffed, pages counted) or an https URL.
+
+    .. versionadded:: 0.1
+    """
+    return _build("document", src, uri, mime_type, None, verify, limits)
+
+
+def media(
+    src: Source | None = None,
+    *,
+    uri: str | None = None,
+    mime_type: str | None = None,
+    resolution: str | None = None,
+    verify: bool = False,
+    limits: Limits = GEMINI,
+) -> MediaBlock:
+    """Build a block whose modality is chosen by sniffing (or by the declared type of a URI).
+
+    .. versionadded:: 0.1
+    """
+    return _build(None, src, uri, mime_type, resolution, verify, limits)
+
+
+def _raise_errors(problems: list[Problem]) -> tuple[Problem, ...]:
+    if any(p.severity is Severity.ERROR for p in problems):
+        raise InvalidInput(problems)
+    return tuple(problems)
+
+
+def _kind_of_mime(mime: str | None, limits: Limits) -> str | None:
+    for kind, types in limits.MIME_TYPES.items():
+        if mime in types:
+            return kind
+    return None
+
+
+def _build(
+    kind: str | None,
+    src: Source | None,
+    uri: str | None,
+    mime_type: str | None,
+    resolution: str | None,
+    verify: bool,
+    limits: Limits,
+) -> MediaBlock:
+    if (src is None) == (uri is None):
+        found = "both" if src is not None else "neither"
+        raise InvalidInput(
+            [
+                Problem(
+                    (),
+                    "block.data_or_uri",
+                    f"expected exactly one of a source and uri=, found {found}",
+                )
+            ]
+        )
+    if uri is not None:
+        return _from_uri(kind, uri, mime_type, resolution, verify, limits)
+    return _from_source(kind, src, mime_type, resolution, limits)
+
+
+def _from_uri(
+    kind: str | None,
+    uri: str,
+    mime_type: str | None,
+    resolution: str | None,
+    verify: bool,
+    limits: Limits,
+) -> MediaBlock:
+    kind = kind or _kind_of_mime(mime_type, limits) or "image"
+    raw: dict[str, Any] = {"type": kind, "uri": uri}
+    if mime_type is not None:
+        raw["mime_type"] = mime_type
+    if resolution is not None:
+        raw["resolution"] = resolution
+    problems = list(check_media_block(raw, (), limits))
+    if verify and not any(p.severity is Severity.ERROR for p in problems):
+        problems.extend(_remote_problems(kind, uri, mime_type, limits))
+    warnings = _raise_errors(problems)
+    assert mime_type is not None  # a missing mime_type is an error above
+    return MediaBlock(kind, mime_type, resolution, uri, None, warnings)  # type: ignore[arg-type]
+
+
+def _remote_problems(kind: str, uri: str, mime_type: str | None, limits: Limits) -> list[Problem]:
+    from .sniffing import sniff_bytes
+    from .sources import iter_remote_problems
+
+    def sniff_head(head: bytes, declared: str | None) -> Iterator[Problem]:
+        from .media_checks import compare_detected
+
+        detected = sniff_bytes(head, declared=declared, limits=limits, partial=True)
+        yield from compare_detected(detected, declared, kind, (), ("uri",), limits)
+
+    return list(
+        iter_remote_problems(
+            uri, ("uri",), mime_type=mime_type, limits=limits, sniff_head=sniff_head
+        )
+    )
+
+
+def _max_bytes(kind: str | None, limits: Limits) -> int:
+    base64_cap = (
+        limits.MAX_INLINE_PDF_BYTES if kind == "document" else limits.MAX_INLINE_TOTAL_BYTES
+    )
+    return base64_cap // 4 * 3
+
+
+def _from_source(
+    kind: str | None,
+    src: Any,
+    mime_type: str | None,
+    resolution: str | None,
+    limits: Limits,
+) -> MediaBlock:
+    from .media_checks import compare_detected
+    from .sniffing import sniff_stream
+    from .sources import SourceTooLarge, open_source
+
+    start = src.tell() if _seekable(src) else 0
+    if not isinstance(src, (str, os.PathLike, bytes, bytearray, memoryview)) and not _seekable(src):
+        src = _read_pipe(src, _max_bytes(kind, limits))
+    try:
+        with open_source(src, max_bytes=_max_bytes(kind, limits)) as opened:
+            mtime = os.stat(src).st_mtime_ns if _is_path(src) else None
+            detected = sniff_stream(opened.stream, opened.size, declared=mime_type, limits=limits)
+            size = opened.size
+    except SourceTooLarge as exc:
+        code = "pdf.too_large" if kind == "document" else "data.too_large"
+        raise InvalidInput([exc.problem(("data",), code)]) from exc
+    kind = kind or detected.kind or "image"
+    raw: dict[str, Any] = {"type": kind, "data": ""}
+    if mime_type is not None:
+        raw["mime_type"] = mime_type
+    elif detected.mime is not None and detected.kind == kind:
+        raw["mime_type"] = detected.mime
+    if resolution is not None:
+        raw["resolution"] = resolution
+    # Without a type to check, the sniffing problem below says what is wrong.
+    problems = [
+        p
+        for p in check_media_block(_without_data(raw), (), limits)
+        if "mime_type" in raw or p.code != "schema.required"
+    ]
+    problems.extend(compare_detected(detected, mime_type, kind, (), ("data",), limits))
+    warnings = _raise_errors(problems)
+    payload = _Payload(src, size, start, mtime)
+    return MediaBlock(
+        kind,  # type: ignore[arg-type]
+        mime_type or detected.mime or "",
+        resolution,
+        None,
+        detected,
+        warnings,
+        payload,
+    )
+
+
+def _without_data(raw: dict[str, Any]) -> dict[str, Any]:
+    from .media_checks import DeferredData
+
+    return {**raw, "data": DeferredData("", 0)}
+
+
+def _is_path(src: Any) -> bool:
+    return isinstance(src, (str, os.PathLike))
+
+
+def _seekable(src: Any) -> bool:
+    if isinstance(src, (str, os.PathLike, bytes, bytearray, memoryview)):
+        return False
+    with contextlib.suppress(Exception):
+        return bool(src.seekable())
+    return False
+
+
+def _read_pipe(stream: IO[bytes], max_bytes: int) -> bytes:
+    """Read a non-seekable stream into memory, refusing it once it passes ``max_bytes``."""
+    from .sources import open_source
+
+    with open_source(stream, max_bytes=max_bytes) as opened:
+        buffer = io.BytesIO()
+        for chunk in opened.iter_chunks():
+            buffer.write(chunk)
+        return buffer.getvalue()

@@ -1,0 +1,1049 @@
+"""The one table of every limit, pattern and enum, per target API, and the list of rule codes.
+
+Every number the library enforces lives here, once, with the seed document it comes from
+(``000`` Gemini Decisions reference, ``001`` DataStoreConnectionSignals, ``002`` Parallel
+Decisions, ``003`` the proxy's full OpenAPI reference). Where the seeds are vague or silent
+the comment says which reading was chosen; the reading is always the one that never lets
+through what the server may refuse. Code, README and messages read numbers from here.
+
+A table is immutable. Derive a changed copy instead of editing the package::
+
+    import dataclasses, decisions_input as di
+    mine = dataclasses.replace(di.GEMINI, MODELS=di.GEMINI.MODELS | {"gemini-decision-2"})
+    di.iter_problems(body, limits=mine)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from .errors import Severity
+
+__all__ = [
+    "GEMINI",
+    "LIMITS",
+    "PARALLEL",
+    "RULES",
+    "Limits",
+    "Rule",
+    "describe_limit",
+    "limits_for",
+    "rules_markdown",
+]
+
+
+def _frozen(mapping: Mapping[str, tuple[str, ...]]) -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType(dict(mapping))
+
+
+# Members of each annotation type an instruction text block may carry (000:
+# DecisionInstructionContent.annotations). The value names the JSON type of each member.
+_ANNOTATION_MEMBERS: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "file_citation": MappingProxyType(
+            {
+                "type": "string",
+                "document_uri": "string",
+                "file_name": "string",
+                "source": "string",
+                "custom_metadata": "object",
+                "page_number": "integer",
+                "media_id": "string",
+                "start_index": "integer",
+                "end_index": "integer",
+            }
+        ),
+        "place_citation": MappingProxyType(
+            {
+                "type": "string",
+                "place_id": "string",
+                "name": "string",
+                "url": "string",
+                "review_snippets": "array",
+                "start_index": "integer",
+                "end_index": "integer",
+            }
+        ),
+        "speech_metadata": MappingProxyType(
+            {
+                "type": "string",
+                "speaker": "string",
+                "style": "string",
+                "start_index": "integer",
+                "end_index": "integer",
+            }
+        ),
+        "url_citation": MappingProxyType(
+            {
+                "type": "string",
+                "url": "string",
+                "title": "string",
+                "start_index": "integer",
+                "end_index": "integer",
+            }
+        ),
+        "word_info": MappingProxyType(
+            {
+                "type": "string",
+                "text": "string",
+                "start_offset": "string",
+                "end_offset": "string",
+                "speaker": "string",
+                "start_index": "integer",
+                "end_index": "integer",
+            }
+        ),
+    }
+)
+
+# 000: PlaceCitation.review_snippets items.
+_REVIEW_SNIPPET_MEMBERS: Mapping[str, str] = MappingProxyType(
+    {"title": "string", "url": "string", "review_id": "string"}
+)
+
+
+def _shapes(shapes: Mapping[str, Mapping[str, str]]) -> Mapping[str, Mapping[str, str]]:
+    return MappingProxyType({name: MappingProxyType(dict(m)) for name, m in shapes.items()})
+
+
+# Response shapes, read by ``responses``: object name -> member -> kind. A kind is
+# "string", "number", "integer", "boolean", "object" (any object), the name of another
+# shape, "answer" (an answer, shaped by its "type" as "<type>_answer"), "[kind]" (an array
+# of that kind) or "{kind}" (an object whose members all have that kind); a trailing "?"
+# also allows null. Members a shape does not list are tolerated and reported as warnings.
+_SIGNALS_SHAPES: dict[str, Mapping[str, str]] = {
+    # 001 DataStoreConnectionSignals and its nested objects (lowerCamelCase JSON names).
+    "signals": {
+        "rewriterModelCallSignals": "model_call_signals",
+        "rewrittenQuery": "string",
+        "searchSnippets": "[search_snippet]",
+        "answerGenerationModelCallSignals": "model_call_signals",
+        "answer": "string",
+        "answerParts": "[answer_part]",
+        "citedSnippets": "[cited_snippet]",
+        "groundingSignals": "grounding_signals",
+        "safetySignals": "safety_signals",
+    },
+    # 001 RewriterModelCallSignals and AnswerGenerationModelCallSignals share one shape.
+    "model_call_signals": {"renderedPrompt": "string", "modelOutput": "string", "model": "string"},
+    "search_snippet": {
+        "documentTitle": "string",
+        "documentUri": "string",
+        "text": "string",
+        "metadata": "object",  # a protobuf Struct: any JSON object
+    },
+    "answer_part": {"text": "string", "supportingIndices": "[integer]"},
+    "cited_snippet": {"searchSnippet": "search_snippet", "snippetIndex": "integer"},
+    "grounding_signals": {"decision": "string", "score": "string"},
+    "safety_signals": {
+        "decision": "string",
+        "bannedPhraseMatch": "string",
+        "matchedBannedPhrase": "string",
+    },
+}
+
+_GEMINI_RESPONSE_SHAPES = _shapes(
+    {
+        **_SIGNALS_SHAPES,
+        # 000 CreateDecisionResponse, 003 DecisionResponse.
+        "response": {"answers": "{answer}", "usage": "usage", "prompt_feedback": "prompt_feedback"},
+        # 000 NoulAnswer, ChoiceAnswer, ScoreAnswer; 003 the same members.
+        "noul_answer": {"type": "string", "noul": "number", "confidence": "number"},
+        "choice_answer": {
+            "type": "string",
+            "choice": "string",
+            "probabilities": "{number}",
+            "confidence": "number",
+        },
+        "score_answer": {
+            "type": "string",
+            "score": "number",
+            "probabilities": "{number}",
+            "legend": "{string}",
+            "confidence": "number",
+        },
+        # 000 Usage in full; 003 DecisionUsage sends a subset of it.
+        "usage": {
+            "total_input_tokens": "integer",
+            "initial_input_tokens": "integer",
+            "input_tokens_by_modality": "[modality_tokens]",
+            "total_cached_tokens": "integer",
+            "cached_tokens_by_modality": "[modality_tokens]",
+            "total_output_tokens": "integer",
+            "output_tokens_by_modality": "[modality_tokens]",
+            "total_tool_use_tokens": "integer",
+            "tool_use_tokens_by_modality": "[modality_tokens]",
+            "total_thought_tokens": "integer",
+            "total_tokens": "integer",
+            "grounding_tool_count": "[grounding_tool_count]",
+        },
+        "modality_tokens": {"modality": "string", "tokens": "integer"},  # 000 ModalityTokens
+        "grounding_tool_count": {"type": "string", "count": "integer"},  # 000 GroundingToolCount
+        "prompt_feedback": {"block_reason": "string", "block_reason_message": "string"},  # 000
+        # 003 ErrorResponse; the members after "code" appear in its model_endpoint_mismatch
+        # and model_not_found examples, not in its schema.
+        "error_response": {"error": "error"},
+        "error": {
+            "message": "string",
+            "type": "string?",
+            "param": "string?",
+            "code": "string?",
+            "retryable": "boolean",
+            "allowed_endpoints": "[string]",
+            "expected_endpoint": "string",
+        },
+    }
+)
+
+_PARALLEL_RESPONSE_SHAPES = _shapes(
+    {
+        **_SIGNALS_SHAPES,
+        # 002 GroundedDecisionResponse and the objects it references.
+        "response": {
+            "mode": "string",
+            "answers": "{answer}",
+            "usage": "usage",
+            "citations": "[citation]",
+            "decision_id": "string",
+        },
+        "noul_answer": {"type": "string", "noul": "number"},  # 002: no confidence
+        "choice_answer": {
+            "type": "string",
+            "choice": "string",
+            "probabilities": "{number}",
+            "confidence": "number?",
+        },
+        "score_answer": {
+            "type": "string",
+            "score": "number",
+            "legend": "{string}",
+            "probabilities": "{number}",
+            "confidence": "number?",
+        },
+        "refusal_answer": {"type": "string"},
+        "usage": {"input_tokens": "integer", "output_tokens": "integer"},
+        "citation": {"url": "string", "title": "string?", "excerpts": "[string]"},
+        "error_response": {"type": "string", "error": "error"},  # 002 ErrorResponse
+        "error": {"ref_id": "string", "message": "string", "detail": "object?"},  # 002 Error
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Every limit of one target API. Derive a changed copy with ``dataclasses.replace``.
+
+    .. versionadded:: 0.1
+    """
+
+    TARGET: Literal["gemini", "parallel"]
+    API_PATH: str
+    # --- request members ---------------------------------------------------------------
+    REQUEST_MEMBERS: tuple[str, ...]
+    REQUIRED_MEMBERS: tuple[str, ...]
+    MODELS: frozenset[str]
+    MODES: tuple[str, ...]
+    # --- questions ---------------------------------------------------------------------
+    MIN_QUESTIONS: int
+    MAX_QUESTIONS: int
+    QUESTION_KEY_CHARS: str  # a regex character class body, matched over the whole key
+    MIN_QUESTION_KEY_CHARS: int
+    MAX_QUESTION_KEY_CHARS: int | None  # None: no cap stated
+    QUESTION_TYPES: tuple[str, ...]
+    QUESTION_MEMBERS: tuple[str, ...]
+    INSTRUCTION_FORMS: frozenset[str]  # "string", "block", "blocks"
+    TEXT_BLOCK_MEMBERS: tuple[str, ...]
+    INSTRUCTION_BLOCK_MEMBERS: tuple[str, ...]
+    ANNOTATION_MEMBERS: Mapping[str, Mapping[str, str]]
+    REVIEW_SNIPPET_MEMBERS: Mapping[str, str]
+    NOUL_CRITERIA_MEMBERS: tuple[str, ...]
+    MIN_OPTIONS: int
+    MAX_OPTIONS: int
+    MIN_OPTION_ID_CHARS: int
+    MAX_OPTION_ID_CHARS: int
+    MAX_OPTION_ID_BYTES: int
+    CATCH_ALL_OPTION_IDS: frozenset[str]
+    MIN_LEVELS: int
+    MAX_LEVELS: int
+    RECOMMENDED_MAX_LEVELS: int
+    # --- input and media ---------------------------------------------------------------
+    INPUT_BLOCK_TYPES: tuple[str, ...]
+    MEDIA_MEMBERS: Mapping[str, tuple[str, ...]]
+    MIME_TYPES: Mapping[str, tuple[str, ...]]
+    MIME_EQUIVALENTS: Mapping[str, str]
+    GENERIC_MIME_TYPES: frozenset[str]
+    RESOLUTIONS: Mapping[str, tuple[str, ...]]
+    MAX_INLINE_TOTAL_BYTES: int
+    MAX_INLINE_PDF_BYTES: int
+    MAX_URI_FILE_BYTES: int
+    URI_SCHEMES: tuple[str, ...]
+    YOUTUBE_HOSTS: frozenset[str]
+    FILES_API_HOSTS: frozenset[str]
+    MAX_REDIRECTS: int
+    MAX_IMAGE_PIXELS: int
+    # --- budgets -----------------------------------------------------------------------
+    CONTEXT_WINDOW_TOKENS: int | None
+    MAX_STATE_PLUS_QUESTION_TOKENS: int | None
+    # --- token estimate: (low, high) where figures disagree; per resolution, "default" --
+    TEXT_CHARS_PER_TOKEN: tuple[float, float]  # (fewest, most) characters in one token
+    TEXT_TOKENS_PER_EXTRA_UTF8_BYTE: float  # high bound, per UTF-8 byte past 1 per character
+    QUESTION_OVERHEAD_TOKENS: tuple[int, int]  # per question, beyond its own text
+    CRITERION_OVERHEAD_TOKENS: tuple[int, int]  # per option, level or noul description
+    IMAGE_TOKENS: Mapping[str, int]  # per image
+    IMAGE_TILE_TOKENS: int  # older tile rule: per tile
+    IMAGE_TILE_PX: int  # older tile rule: side of a square tile
+    IMAGE_SMALL_PX: int  # older tile rule: both sides at most this -> one tile
+    VIDEO_FRAMES_PER_SECOND: float
+    VIDEO_FRAME_TOKENS: Mapping[str, int]  # per sampled frame
+    VIDEO_TILE_RULE_TOKENS_PER_SECOND: int  # older rule, frames of a second together
+    PDF_PAGE_TOKENS: Mapping[str, int]  # per page
+    PDF_TILE_RULE_PAGE_TOKENS: int  # older rule: a page as one image tile
+    AUDIO_TOKENS_PER_SECOND: tuple[int, int]  # also an audio track of a video
+    UNMEASURED_IMAGE_TILES: tuple[int, int]  # assumed when width and height are unknown
+    UNMEASURED_SECONDS: tuple[float, float]  # assumed when a duration is unknown
+    UNMEASURED_PAGES: tuple[int, int]  # assumed when a page count is unknown
+    # --- library bounds ----------------------------------------------------------------
+    MAX_JSON_DEPTH: int
+    SNIFF_BYTES: int
+    MAX_SNIFF_STEPS: int
+    MAX_SNIFF_READ_BYTES: int
+    CHUNK_BYTES: int
+    # --- responses -----------------------------------------------------------------------
+    RESPONSE_SHAPES: Mapping[str, Mapping[str, str]]
+    RESPONSE_REQUIRED: Mapping[str, tuple[str, ...]]
+    ANSWER_TYPES: tuple[str, ...]
+    NOUL_RANGE: tuple[float, float]
+    PROBABILITY_SUM_TOLERANCE: float
+    PROBABILITY_ROUNDING_DECIMALS: int
+    CONFIDENCE_TOLERANCE: float
+    SCORE_MEAN_TOLERANCE: float
+    FLOAT_SLACK: float
+    DECISION_ID_PATTERN: str | None  # None: the API has no decision ID
+    ZERO_USAGE_MEMBERS: tuple[str, ...]
+    BLOCK_REASONS: tuple[str, ...]
+    MODALITIES: tuple[str, ...]
+    GROUNDING_TOOL_TYPES: tuple[str, ...]
+    ERROR_BODY_TYPES: tuple[str, ...]
+    GROUNDING_DECISIONS: tuple[str, ...]
+    GROUNDING_SCORE_BUCKETS: tuple[str, ...]
+    SAFETY_DECISIONS: tuple[str, ...]
+    BANNED_PHRASE_MATCHES: tuple[str, ...]
+
+    def derive(self, **changes: object) -> Limits:
+        """Return a copy with some limits changed, for example a new model name."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+GEMINI = Limits(
+    TARGET="gemini",
+    API_PATH="/v1beta/decisions",  # 000, 003
+    # 003 DecisionRequest: additionalProperties false; model, input, questions all required.
+    REQUEST_MEMBERS=("model", "input", "questions"),
+    REQUIRED_MEMBERS=("model", "input", "questions"),
+    MODELS=frozenset({"gemini-decision-1"}),  # 003 model enum; 404 model_not_found otherwise
+    MODES=(),  # no mode member (003)
+    MIN_QUESTIONS=1,  # 003 questions.minProperties
+    MAX_QUESTIONS=1000,  # 003 questions.maxProperties
+    QUESTION_KEY_CHARS="A-Za-z0-9_-",  # 003 propertyNames pattern
+    MIN_QUESTION_KEY_CHARS=1,  # 003 "1 bis 64 Zeichen"
+    MAX_QUESTION_KEY_CHARS=64,  # 003
+    QUESTION_TYPES=("choice", "noul", "score"),  # 000, 003; the 400 example lists them sorted
+    QUESTION_MEMBERS=("type", "instructions", "criteria"),  # 000, 003
+    # 000, 003: a non-empty string, one text block, or a non-empty array of text blocks.
+    INSTRUCTION_FORMS=frozenset({"string", "block", "blocks"}),
+    TEXT_BLOCK_MEMBERS=("type", "text"),  # 003 TextContent (input blocks carry no annotations)
+    INSTRUCTION_BLOCK_MEMBERS=("type", "text", "annotations"),  # 000 DecisionInstructionContent
+    ANNOTATION_MEMBERS=_ANNOTATION_MEMBERS,  # 000 Annotation types
+    REVIEW_SNIPPET_MEMBERS=_REVIEW_SNIPPET_MEMBERS,  # 000 ReviewSnippet
+    NOUL_CRITERIA_MEMBERS=("true_description", "false_description"),  # 000, 003
+    MIN_OPTIONS=2,  # 000, 003
+    MAX_OPTIONS=255,  # 000, 003
+    MIN_OPTION_ID_CHARS=1,  # 000 "non-empty", 003 "1 bis 128 Zeichen"
+    MAX_OPTION_ID_CHARS=128,  # 003, counted in code points
+    MAX_OPTION_ID_BYTES=512,  # 003 "bis zu 512 UTF-8-Bytes"
+    # 003 advises a position-independent catch-all ID ("other") because IDs are re-sorted.
+    CATCH_ALL_OPTION_IDS=frozenset(
+        {
+            "none_of_the_above",
+            "none of the above",
+            "none-of-the-above",
+            "noneoftheabove",
+            "all_of_the_above",
+            "all of the above",
+            "all-of-the-above",
+            "none_of_these",
+            "none of these",
+            "none-of-these",
+            "neither",
+        }
+    ),
+    MIN_LEVELS=2,  # 000, 003
+    MAX_LEVELS=255,  # 000, 003
+    RECOMMENDED_MAX_LEVELS=10,  # 003 "2 bis 10 empfohlen"
+    INPUT_BLOCK_TYPES=("text", "image", "audio", "video", "document"),  # 003 InputContent
+    # 003 ImageContent/AudioContent/VideoContent/DocumentContent properties.
+    MEDIA_MEMBERS=_frozen(
+        {
+            "image": ("type", "data", "uri", "mime_type", "resolution"),
+            "audio": ("type", "data", "uri", "mime_type"),
+            "video": ("type", "data", "uri", "mime_type", "resolution"),
+            "document": ("type", "data", "uri", "mime_type"),
+        }
+    ),
+    # 003 mime_type enums, per block type.
+    MIME_TYPES=_frozen(
+        {
+            "image": (
+                "image/png",
+                "image/jpeg",
+                "image/webp",
+                "image/heic",
+                "image/heif",
+                "image/gif",
+                "image/bmp",
+                "image/tiff",
+            ),
+            "audio": (
+                "audio/wav",
+                "audio/mp3",
+                "audio/mpeg",
+                "audio/aiff",
+                "audio/aac",
+                "audio/ogg",
+                "audio/flac",
+                "audio/m4a",
+                "audio/opus",
+                "audio/webm",
+                "audio/l16",
+                "audio/alaw",
+                "audio/mulaw",
+            ),
+            "video": (
+                "video/mp4",
+                "video/mpeg",
+                "video/mov",
+                "video/avi",
+                "video/webm",
+                "video/wmv",
+                "video/x-flv",
+                "video/3gpp",
+            ),
+            "document": ("application/pdf",),
+        }
+    ),
+    # 003 lists both names for MPEG audio; a declaration of either matches sniffed MP3.
+    MIME_EQUIVALENTS=MappingProxyType({"audio/mp3": "audio/mpeg"}),
+    # 003: "generische Typen wie application/octet-stream werden abgelehnt".
+    GENERIC_MIME_TYPES=frozenset(
+        {
+            "application/octet-stream",
+            "binary/octet-stream",
+            "application/binary",
+            "application/unknown",
+            "application/x-binary",
+            "image/*",
+            "audio/*",
+            "video/*",
+            "*/*",
+        }
+    ),
+    # 003 resolution enums; audio and document blocks have no resolution member.
+    RESOLUTIONS=_frozen(
+        {
+            "image": ("low", "medium", "high", "ultra_high"),
+            "video": ("low", "medium", "high"),
+            "audio": (),
+            "document": (),
+        }
+    ),
+    # 003 "eingebettete Daten insgesamt bis zu 100 MB pro Anfrage". Read as decimal megabytes
+    # counted on the base64 text (the smaller of the possible readings).
+    MAX_INLINE_TOTAL_BYTES=100_000_000,
+    # 003 DocumentContent.data "Base64-codierte PDF-Bytes (bis zu 50 MB)": whether the limit
+    # counts the PDF or its base64 text is not said; counted on the base64 text, decimal MB.
+    MAX_INLINE_PDF_BYTES=50_000_000,
+    MAX_URI_FILE_BYTES=15_000_000,  # 003 uri "bis zu 15 MB", decimal MB
+    URI_SCHEMES=("https",),  # 003 "öffentliche oder signierte HTTPS-URL"
+    # 003: YouTube URLs are not supported; every host form of it is refused.
+    YOUTUBE_HOSTS=frozenset(
+        {
+            "youtube.com",
+            "www.youtube.com",
+            "m.youtube.com",
+            "music.youtube.com",
+            "youtu.be",
+            "youtube-nocookie.com",
+            "www.youtube-nocookie.com",
+        }
+    ),
+    # 003 403 permission_denied: Google Files API URIs are only readable by their project.
+    FILES_API_HOSTS=frozenset({"generativelanguage.googleapis.com"}),
+    MAX_REDIRECTS=5,  # library bound for the optional remote check; seeds are silent
+    # Library bound against decompression bombs (the seeds are silent): Pillow's own
+    # warning threshold, read from the header before any decoding.
+    MAX_IMAGE_PIXELS=89_478_485,
+    CONTEXT_WINDOW_TOKENS=262_144,  # 003: input and all questions share this window
+    MAX_STATE_PLUS_QUESTION_TOKENS=None,
+    # Token estimate (decisions_input.budget). The seeds name no model family behind
+    # gemini-decision-1, so where public figures disagree the estimate takes the range
+    # over them: the Gemini 3-class figures per resolution and the older tile rule. The
+    # figures are from the Gemini API documentation (media resolution, token counting);
+    # the rest is marked as a library choice.
+    # Gemini API documentation (token counting): a token is about 4 characters. Library
+    # choice: 2 to 6 characters per token as the bounds around it.
+    TEXT_CHARS_PER_TOKEN=(2.0, 6.0),
+    # Library choice, wider for scripts without spaces and for rare characters: every
+    # UTF-8 byte of a character past its first may be a token of its own (byte fallback).
+    TEXT_TOKENS_PER_EXTRA_UTF8_BYTE=1.0,
+    # Library choice. 003: each question adds only its own instructions and criteria; the
+    # prompt around them is not shown. Its multiple example bills 324 tokens for 616
+    # characters of input, instructions and criteria (more than 2 characters per token
+    # allow), so each question may add 0 to 64 tokens of structure and each option,
+    # level or noul description 0 to 8.
+    QUESTION_OVERHEAD_TOKENS=(0, 64),
+    CRITERION_OVERHEAD_TOKENS=(0, 8),
+    # Gemini API documentation (media resolution): Gemini 3-class tokens per image; an
+    # image without a resolution is counted at the default, high.
+    IMAGE_TOKENS=MappingProxyType(
+        {"default": 1120, "low": 280, "medium": 560, "high": 1120, "ultra_high": 2240}
+    ),
+    # Gemini API documentation (token counting), the older tile rule: 258 tokens when both
+    # sides are at most 384 px, else 258 per 768 x 768 px tile; tiles are counted as
+    # ceil(width / 768) * ceil(height / 768) (the reading chosen: no scaling first).
+    IMAGE_TILE_TOKENS=258,
+    IMAGE_TILE_PX=768,
+    IMAGE_SMALL_PX=384,
+    # Gemini API documentation (media resolution): video is sampled at 1 frame per second,
+    # 70 tokens per frame, 280 at high; low and medium count as the default.
+    VIDEO_FRAMES_PER_SECOND=1.0,
+    VIDEO_FRAME_TOKENS=MappingProxyType({"default": 70, "low": 70, "medium": 70, "high": 280}),
+    # Gemini API documentation (token counting), older models: 263 tokens per second of video.
+    VIDEO_TILE_RULE_TOKENS_PER_SECOND=263,
+    # Gemini API documentation (media resolution): 560 tokens per PDF page by default,
+    # 280 at low, 1120 at high (medium taken as the default). 003 gives documents no
+    # resolution member, so the default applies unless a derived table adds one.
+    PDF_PAGE_TOKENS=MappingProxyType({"default": 560, "low": 280, "medium": 560, "high": 1120}),
+    # Older models count a page as one image of one tile (the tile rule's 258 tokens).
+    PDF_TILE_RULE_PAGE_TOKENS=258,
+    # Gemini API documentation (token counting, media resolution): 25 to 32 tokens per
+    # second of audio, at every resolution; a video's audio track counts the same.
+    AUDIO_TOKENS_PER_SECOND=(25, 32),
+    # Library choice: what a block is assumed to measure when the library cannot measure
+    # it (a URL is never fetched; a header may lack the figure). The estimate says so in
+    # the block's basis. Images: 1 to 16 tiles (up to 3,072 x 3,072 px); recordings: up
+    # to an hour; documents: 1 to 1,000 pages.
+    UNMEASURED_IMAGE_TILES=(1, 16),
+    UNMEASURED_SECONDS=(0.0, 3600.0),
+    UNMEASURED_PAGES=(1, 1000),
+    MAX_JSON_DEPTH=128,  # library bound on nesting of JSON text; seeds are silent
+    SNIFF_BYTES=65_536,  # library bound: bytes read from the head of a file to sniff it
+    # Library bounds on walking a container's structure (box, element, chunk and page
+    # headers read) and on all bytes read to sniff one file, so a hostile file can neither
+    # loop nor make sniffing time grow with its size.
+    MAX_SNIFF_STEPS=4096,
+    MAX_SNIFF_READ_BYTES=8 * 1024 * 1024,
+    # Library bound: read size for streaming, a multiple of 3 so that the base64 of the chunks
+    # joins up. Chunks this small reuse the allocator's memory instead of fresh pages, which
+    # measured faster than 3 MiB chunks (benchmarks/bench_media.py).
+    CHUNK_BYTES=3 * 64 * 1024,
+    # --- responses -----------------------------------------------------------------------
+    RESPONSE_SHAPES=_GEMINI_RESPONSE_SHAPES,
+    RESPONSE_REQUIRED=MappingProxyType(
+        {
+            # Library choice: 003 lists no required member, but a response that is not
+            # blocked must answer; a blocked one may leave "answers" out (000: it is empty,
+            # and protobuf JSON drops empty maps).
+            "response": ("answers",),
+            "noul_answer": ("type", "noul", "confidence"),  # 000 marks these required
+            "choice_answer": ("type", "choice", "probabilities", "confidence"),  # 000
+            "score_answer": ("type", "score", "probabilities", "legend", "confidence"),  # 000
+            # Library choice: 003 lists none, but a body without "error" is no error body.
+            "error_response": ("error",),
+        }
+    ),
+    ANSWER_TYPES=("choice", "noul", "score"),  # 000, 003
+    NOUL_RANGE=(0.01, 0.99),  # 000 "P(true) in [0.01, 0.99]", 003 minimum/maximum
+    # Library choice, the rule for sums and equalities of printed numbers: a printed number
+    # is off by at most half a unit in its last printed place, and never coarser than
+    # PROBABILITY_ROUNDING_DECIMALS (so 0.5 counts as 0.50 printed short; 0 and 1 take the
+    # coarsest place of their neighbours). The probabilities of one answer may then miss 1
+    # by the sum of those halves, or by PROBABILITY_SUM_TOLERANCE if that is larger:
+    # 255 options at two decimals may miss by up to 1.275 (all of them could print 0.00),
+    # four options at two decimals by 0.02, so 0.9 is an error there; four decimals allow
+    # 0.0002, and full doubles fall back to 1e-4, which still takes 0.9999 as rounding.
+    PROBABILITY_SUM_TOLERANCE=1e-4,
+    PROBABILITY_ROUNDING_DECIMALS=2,
+    # Library choice: confidence against its definition (000: max(noul, 1 - noul), the
+    # probability of choice, the highest level probability) may differ by the rounding of
+    # both printed numbers, or by this much, whichever is larger.
+    CONFIDENCE_TOLERANCE=1e-6,
+    # Library choice: score against sum of k * p_k may differ by the rounding of the
+    # printed numbers (each p_k weighted by k), or by this much per step of the scale.
+    SCORE_MEAN_TOLERANCE=1e-4,
+    FLOAT_SLACK=1e-9,  # library choice: added to every tolerance for binary rounding
+    DECISION_ID_PATTERN=None,  # 000, 003: no decision ID
+    # 003 says total_output_tokens is always 0 for gemini-decision-1, but 000 (the upstream
+    # API) counts output and thought tokens; not enforced for Gemini.
+    ZERO_USAGE_MEMBERS=(),
+    # 000 and 003 PromptFeedback.block_reason; an unknown value is a warning.
+    BLOCK_REASONS=("safety", "other", "blocklist", "prohibited_content", "image_safety"),
+    MODALITIES=("text", "image", "audio", "video", "document"),  # 000 ResponseModality
+    GROUNDING_TOOL_TYPES=("google_search", "google_maps"),  # 000 GroundingToolCount.type
+    ERROR_BODY_TYPES=(),  # 003 ErrorResponse has no top-level "type"
+    # 001 enums of DataStoreConnectionSignals; an unknown value is an error.
+    GROUNDING_DECISIONS=(
+        "GROUNDING_DECISION_UNSPECIFIED",
+        "ACCEPTED_BY_GROUNDING",
+        "REJECTED_BY_GROUNDING",
+    ),
+    GROUNDING_SCORE_BUCKETS=(
+        "GROUNDING_SCORE_BUCKET_UNSPECIFIED",
+        "VERY_LOW",
+        "LOW",
+        "MEDIUM",
+        "HIGH",
+        "VERY_HIGH",
+    ),
+    SAFETY_DECISIONS=(
+        "SAFETY_DECISION_UNSPECIFIED",
+        "ACCEPTED_BY_SAFETY_CHECK",
+        "REJECTED_BY_SAFETY_CHECK",
+    ),
+    BANNED_PHRASE_MATCHES=(
+        "BANNED_PHRASE_MATCH_UNSPECIFIED",
+        "BANNED_PHRASE_MATCH_NONE",
+        "BANNED_PHRASE_MATCH_QUERY",
+        "BANNED_PHRASE_MATCH_RESPONSE",
+    ),
+)
+
+PARALLEL = GEMINI.derive(
+    TARGET="parallel",
+    API_PATH="/v1/decisions",  # 002
+    # 002 GroundedDecisionRequest: additionalProperties false; state and questions required.
+    REQUEST_MEMBERS=("mode", "state", "questions", "include_excerpts"),
+    REQUIRED_MEMBERS=("state", "questions"),
+    MODELS=frozenset(),  # 002 has no model member
+    MODES=("fast",),  # 002 mode const "fast"
+    MAX_QUESTIONS=100,  # 002 questions.maxProperties, "1-100 questions"
+    MAX_QUESTION_KEY_CHARS=None,  # 002 pattern ^[A-Za-z0-9_-]+$ states no length cap
+    # 002 references GroundedChoiceQuestion, GroundedScoreQuestion and GroundedNoulQuestion
+    # without defining them. They are read as the upstream Gemini question shapes (same
+    # type names, "criteria" of the same form, answers of the same form), so the Gemini
+    # option and level limits apply. Only the plain string form of instructions is shown
+    # by 002, so block forms are refused until a caller relaxes INSTRUCTION_FORMS.
+    INSTRUCTION_FORMS=frozenset({"string"}),
+    INSTRUCTION_BLOCK_MEMBERS=("type", "text"),
+    INPUT_BLOCK_TYPES=(),  # 002 takes a JSON state, no content blocks
+    CONTEXT_WINDOW_TOKENS=None,
+    # 002: "State plus the largest question may use at most 32,000 estimated input tokens."
+    # 002 does not say how it estimates; the text rates and question structure above are
+    # applied to the state's JSON text and to each question.
+    MAX_STATE_PLUS_QUESTION_TOKENS=32_000,
+    # --- responses -----------------------------------------------------------------------
+    RESPONSE_SHAPES=_PARALLEL_RESPONSE_SHAPES,
+    RESPONSE_REQUIRED=MappingProxyType(
+        {
+            "response": ("mode", "answers", "usage", "citations", "decision_id"),  # 002
+            # 002 requires the values; "type" has a default there but is the discriminator
+            # the answers are told apart by, so it is required here (library choice).
+            "noul_answer": ("type", "noul"),
+            "choice_answer": ("type", "choice", "probabilities"),
+            "score_answer": ("type", "score", "legend", "probabilities"),
+            "refusal_answer": ("type",),
+            "usage": ("input_tokens", "output_tokens"),  # 002
+            "citation": ("url", "excerpts"),  # 002
+            "error_response": ("type", "error"),  # 002
+            "error": ("ref_id", "message"),  # 002
+        }
+    ),
+    ANSWER_TYPES=("choice", "noul", "refusal", "score"),  # 002 discriminator mapping
+    NOUL_RANGE=(0.0, 1.0),  # 002 "from 0 to 1"; its live example sends 0.9992643798509062
+    DECISION_ID_PATTERN="decisions_[0-9a-f]{32}",  # 002: "decisions_" and a UUID, no hyphens
+    ZERO_USAGE_MEMBERS=("output_tokens",),  # 002 output_tokens const 0
+    BLOCK_REASONS=(),  # 002 has no prompt feedback
+    ERROR_BODY_TYPES=("error",),  # 002 ErrorResponse.type const "error"
+)
+
+LIMITS: Mapping[str, Limits] = MappingProxyType({"gemini": GEMINI, "parallel": PARALLEL})
+
+
+def limits_for(target: str) -> Limits:
+    """Return the table of a target name; raise ``InvalidInput`` naming the known targets."""
+    try:
+        return LIMITS[target]
+    except (KeyError, TypeError):
+        from .errors import InvalidInput, Problem
+
+        raise InvalidInput(
+            [
+                Problem(
+                    (),
+                    "target.unknown",
+                    f"expected target {' or '.join(map(repr, sorted(LIMITS)))}, found {target!r}",
+                )
+            ]
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule code with what it means, its severity and the limits it reads."""
+
+    code: str
+    description: str
+    severity: Severity = Severity.ERROR
+    limits: tuple[str, ...] = ()
+
+
+_W = Severity.WARNING
+
+# Every rule code, grouped by area. Codes are stable: never renamed, never reused.
+_RULE_LIST: tuple[Rule, ...] = (
+    Rule("target.unknown", "The target API name is not one this library knows."),
+    # Schema documents (bundled or given): checked by decisions_input.schemas
+    Rule("schema.dangling_ref", "A local $ref in a schema document points at nothing."),
+    Rule("schema.meta", "A schema document breaks its meta-schema (OpenAPI or JSON Schema)."),
+    Rule("schema.example", "An example in a schema document does not match its schema."),
+    # JSON text hazards (only when the body is given as text or bytes)
+    Rule("json.syntax", "The text is not JSON."),
+    Rule("json.invalid_utf8", "The bytes are not valid UTF-8."),
+    Rule("json.bom", "The text starts with a byte order mark."),
+    Rule("json.encoding", "The bytes are UTF-16 or UTF-32; JSON requests must be UTF-8."),
+    Rule(
+        "json.duplicate_key",
+        "An object has the same member name twice; parsers keep different ones.",
+    ),
+    Rule("json.non_finite", "NaN or Infinity appears; they are not JSON."),
+    Rule("json.lone_surrogate", "A \\u escape names half of a surrogate pair."),
+    Rule("json.number_range", "A number is beyond the range of a double."),
+    Rule(
+        "json.too_deep", "Nesting is deeper than the library's bound.", limits=("MAX_JSON_DEPTH",)
+    ),
+    Rule("json.trailing_data", "Something follows the JSON value."),
+    # Structure
+    Rule("schema.type", "A member has the wrong JSON type."),
+    Rule("schema.required", "A required member is missing.", limits=("REQUIRED_MEMBERS",)),
+    Rule("schema.unknown_member", "A member the API does not define; every object is closed."),
+    Rule("schema.const", "A member that has one fixed value holds another."),
+    Rule("model.unknown", "The model name is not one the API serves.", limits=("MODELS",)),
+    Rule("mode.unknown", "The mode is not one the API offers.", limits=("MODES",)),
+    # Input
+    Rule("input.empty", "The shared input is empty or only whitespace."),
+    Rule(
+        "input.block_type",
+        "A content block type the API does not accept.",
+        limits=("INPUT_BLOCK_TYPES",),
+    ),
+    Rule("text.empty", "A text block has empty text."),
+    Rule("text.reserved", "A string holds the text the library uses to place inline media."),
+    Rule(
+        "text.run_together",
+        "Two adjacent text blocks would run words together; the API joins them with no separator.",
+        _W,
+    ),
+    # Questions
+    Rule(
+        "questions.count",
+        "Too few or too many questions.",
+        limits=("MIN_QUESTIONS", "MAX_QUESTIONS"),
+    ),
+    Rule(
+        "question.key_pattern",
+        "A question key has a character outside the allowed set.",
+        limits=("QUESTION_KEY_CHARS",),
+    ),
+    Rule(
+        "question.key_length",
+        "A question key is empty or too long.",
+        limits=("MIN_QUESTION_KEY_CHARS", "MAX_QUESTION_KEY_CHARS"),
+    ),
+    Rule("question.type", "The question type is not supported.", limits=("QUESTION_TYPES",)),
+    Rule("instructions.empty", "Instructions are empty: an empty string or no text block."),
+    Rule("instructions.blank", "Instructions are only whitespace.", _W),
+    Rule(
+        "instructions.form",
+        "Instructions take a form the target does not accept.",
+        limits=("INSTRUCTION_FORMS",),
+    ),
+    Rule("annotation.type", "An instruction annotation has an unknown type."),
+    Rule(
+        "option.count",
+        "A choice question has too few or too many options.",
+        limits=("MIN_OPTIONS", "MAX_OPTIONS"),
+    ),
+    Rule(
+        "option.id_length",
+        "An option ID is empty or too long, counted in code points.",
+        limits=("MIN_OPTION_ID_CHARS", "MAX_OPTION_ID_CHARS"),
+    ),
+    Rule(
+        "option.id_bytes",
+        "An option ID is too long in UTF-8 bytes.",
+        limits=("MAX_OPTION_ID_BYTES",),
+    ),
+    Rule("option.duplicate_id", "The same option ID is given twice to a builder."),
+    Rule("option.whitespace", "An option ID starts or ends with whitespace."),
+    Rule("option.control", "An option ID contains a control character."),
+    Rule(
+        "option.interior_whitespace", "An option ID contains whitespace other than the ASCII space."
+    ),
+    Rule("option.format_char", "An option ID contains an invisible format character."),
+    Rule(
+        "option.catch_all",
+        "A catch-all option ID whose meaning depends on position; IDs are re-sorted, use 'other'.",
+        _W,
+        limits=("CATCH_ALL_OPTION_IDS",),
+    ),
+    Rule("option.similar", "Two option IDs are equal after NFC normalisation or case folding.", _W),
+    Rule(
+        "level.count",
+        "A score question has too few or too many levels.",
+        limits=("MIN_LEVELS", "MAX_LEVELS"),
+    ),
+    Rule("level.empty", "A score level is an empty string."),
+    Rule(
+        "level.many", "More score levels than recommended.", _W, limits=("RECOMMENDED_MAX_LEVELS",)
+    ),
+    Rule("level.duplicate", "Two score levels have the same text.", _W),
+    # Token budgets (decisions_input.budget)
+    Rule(
+        "budget.exceeded",
+        "Even the low estimate of input tokens is over the budget: the context window "
+        "(input and every question) or the state plus the largest question.",
+        limits=("CONTEXT_WINDOW_TOKENS", "MAX_STATE_PLUS_QUESTION_TOKENS"),
+    ),
+    Rule(
+        "budget.at_risk",
+        "Only the high estimate of input tokens is over the budget; the request may not fit.",
+        _W,
+        limits=("CONTEXT_WINDOW_TOKENS", "MAX_STATE_PLUS_QUESTION_TOKENS"),
+    ),
+    # Sniffing
+    Rule("media.empty", "The media file has no bytes."),
+    Rule("media.unknown", "The bytes match no format the library can recognise."),
+    Rule(
+        "media.truncated",
+        "The file ends before its format's structure does (missing end marker or index).",
+    ),
+    Rule("media.corrupt", "The file starts like a known format but its structure is broken."),
+    Rule(
+        "media.polyglot",
+        "The file reads as two formats at once, e.g. an image with a ZIP or PDF appended.",
+    ),
+    Rule("media.no_tracks", "A container holds no audio or video track."),
+    Rule(
+        "media.too_complex",
+        "Confirming the format needs more structure steps or bytes than the library's bound.",
+        limits=("MAX_SNIFF_STEPS", "MAX_SNIFF_READ_BYTES"),
+    ),
+    Rule(
+        "image.too_many_pixels",
+        "Width times height in the image header is over the bound; the image is never decoded.",
+        limits=("MAX_IMAGE_PIXELS",),
+    ),
+    Rule("pdf.no_pages", "The PDF has no pages."),
+    Rule("pdf.encrypted", "The PDF is encrypted and may need a password to read."),
+    Rule(
+        "audio.headerless_undeclared",
+        "Audio bytes have no header; raw samples must be declared audio/l16, alaw or mulaw.",
+    ),
+    Rule("audio.odd_length", "Headerless audio is not a whole number of sample frames long."),
+    Rule(
+        "mime.parameter",
+        "A MIME parameter is malformed, e.g. a rate that is not a positive integer.",
+    ),
+    # Media blocks
+    Rule("block.data_or_uri", "A media block needs exactly one of data and uri."),
+    Rule(
+        "mime.not_allowed",
+        "The MIME type is not accepted for this block type.",
+        limits=("MIME_TYPES",),
+    ),
+    Rule(
+        "mime.generic",
+        "A generic MIME type such as application/octet-stream.",
+        limits=("GENERIC_MIME_TYPES",),
+    ),
+    Rule("mime.mismatch", "The declared MIME type differs from what the bytes are."),
+    Rule(
+        "resolution.not_allowed",
+        "The resolution is not accepted for this block type.",
+        limits=("RESOLUTIONS",),
+    ),
+    Rule("data.base64", "Inline data is not standard, padded base64 without line breaks."),
+    Rule(
+        "data.too_large",
+        "Inline data of the whole request is over the limit, counted on the base64 text.",
+        limits=("MAX_INLINE_TOTAL_BYTES",),
+    ),
+    Rule("pdf.too_large", "An inline PDF is over its limit.", limits=("MAX_INLINE_PDF_BYTES",)),
+    Rule("uri.syntax", "The URI cannot be parsed."),
+    Rule("uri.scheme", "The URI scheme is not https.", limits=("URI_SCHEMES",)),
+    Rule("uri.scheme_case", "The URI scheme is not lower case.", _W),
+    Rule("uri.gcs", "A gs:// URI; the API cannot read Cloud Storage."),
+    Rule(
+        "uri.files_api",
+        "A Google Files API name or URL; only its own project can read it.",
+        limits=("FILES_API_HOSTS",),
+    ),
+    Rule("uri.youtube", "A YouTube URL; the API does not fetch them.", limits=("YOUTUBE_HOSTS",)),
+    Rule("uri.credentials", "The URI carries a user name or password."),
+    Rule("uri.unreachable_host", "The host is local, private, loopback or link-local."),
+    Rule("uri.extension", "The URI's file extension contradicts the declared MIME type.", _W),
+    # Opt-in remote check (sources.iter_remote_problems)
+    Rule(
+        "uri.too_large",
+        "The remote file is over the URI size limit.",
+        limits=("MAX_URI_FILE_BYTES",),
+    ),
+    Rule("uri.not_found", "The server answered 404 or 410 for the URI."),
+    Rule("uri.unreachable", "No usable answer: network, TLS, timeout or an unexpected status."),
+    Rule(
+        "uri.redirect",
+        "Too many redirects, or one that leaves https or leads to a refused URI.",
+        limits=("MAX_REDIRECTS",),
+    ),
+    # Responses
+    Rule(
+        "response.type",
+        "A response member has the wrong JSON type, or the body is not an object.",
+    ),
+    Rule("response.required", "A response member the API always sends is missing."),
+    Rule(
+        "response.unknown_member",
+        "A response member the library does not know; APIs add fields.",
+        _W,
+    ),
+    Rule(
+        "response.enum",
+        "A value outside a list the API may extend: mode, block reason, modality, tool.",
+        _W,
+        limits=("MODES", "BLOCK_REASONS", "MODALITIES", "GROUNDING_TOOL_TYPES", "ERROR_BODY_TYPES"),
+    ),
+    Rule("response.request", "The request given to compare a response with cannot be read."),
+    Rule(
+        "response.threshold",
+        "A threshold given to an answer helper is not a number from 0 to 1.",
+    ),
+    Rule(
+        "response.decision_id",
+        "The decision ID does not have the documented form.",
+        limits=("DECISION_ID_PATTERN",),
+    ),
+    Rule(
+        "response.output_tokens",
+        "Usage reports output tokens where the API always reports 0.",
+        limits=("ZERO_USAGE_MEMBERS",),
+    ),
+    Rule("usage.negative", "A token or tool count is negative."),
+    Rule("answer.missing", "A question of the request has no answer."),
+    Rule("answer.extra", "An answer has a key that is not a question of the request."),
+    Rule(
+        "answer.type_unknown",
+        "An answer type the API does not define.",
+        limits=("ANSWER_TYPES",),
+    ),
+    Rule("answer.type_mismatch", "An answer's type differs from its question's type."),
+    Rule("answer.blocked_not_empty", "The prompt was blocked, yet answers were returned."),
+    Rule(
+        "answer.noul_range",
+        "A noul probability is outside the documented range.",
+        limits=("NOUL_RANGE",),
+    ),
+    Rule(
+        "answer.confidence",
+        "Confidence differs from the probability of the winning outcome.",
+        limits=("CONFIDENCE_TOLERANCE", "PROBABILITY_ROUNDING_DECIMALS"),
+    ),
+    Rule(
+        "answer.probability_keys",
+        "Probabilities are not keyed by exactly the options or level indexes.",
+    ),
+    Rule("answer.probability_range", "A probability is below 0 or above 1."),
+    Rule(
+        "answer.probability_sum",
+        "Probabilities do not add up to 1, beyond what printing them rounded can explain.",
+        limits=("PROBABILITY_SUM_TOLERANCE", "PROBABILITY_ROUNDING_DECIMALS"),
+    ),
+    Rule("answer.choice_unknown", "The choice is not one of the option IDs."),
+    Rule("answer.choice_not_max", "Another option is more probable than the choice."),
+    Rule(
+        "answer.choice_tie",
+        "The choice ties with an option earlier in UTF-8 byte order, which exact ties go to.",
+        _W,
+    ),
+    Rule("answer.legend", "The legend differs from the question's levels."),
+    Rule(
+        "answer.score_mean",
+        "The score is not the probability-weighted mean of the level indexes.",
+        limits=("SCORE_MEAN_TOLERANCE", "PROBABILITY_ROUNDING_DECIMALS"),
+    ),
+    Rule("answer.refusal_values", "A refusal carries values, which it never has."),
+    Rule("citation.url", "A citation URL is not an absolute http or https URL."),
+    Rule("citation.excerpts", "A citation has excerpts although the request turned them off."),
+    Rule(
+        "signals.answer_parts",
+        "The answer parts' texts do not make up the answer, whitespace aside.",
+    ),
+    Rule("signals.index", "A supporting or cited snippet index is outside searchSnippets."),
+    Rule("signals.cited_snippet", "A cited snippet differs from the search snippet at its index."),
+    Rule(
+        "signals.enum",
+        "A signals value outside the documented enumeration.",
+        limits=(
+            "GROUNDING_DECISIONS",
+            "GROUNDING_SCORE_BUCKETS",
+            "SAFETY_DECISIONS",
+            "BANNED_PHRASE_MATCHES",
+        ),
+    ),
+)
+
+RULES: Mapping[str, Rule] = MappingProxyType({r.code: r for r in _RULE_LIST})
+
+
+def describe_limit(value: object) -> str:
+    """Render one limit value compactly for tables: numbers, short lists, counts of long ones."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        parts = [f"{k}: {describe_limit(v)}" for k, v in value.items()]
+        return "; ".join(parts)
+    if isinstance(value, (tuple, frozenset, set, list)):
+        items = sorted(value) if isinstance(value, (frozenset, set)) else list(value)
+        if not items:
+            return "none"
+        if len(items) > 8:
+            return f"{len(items)} values"
+        return ", ".join(str(i) for i in items)
+    return str(value)
+
+
+def rules_markdown() -> str:
+    """Render every rule with its severity, description and limits per target, as Markdown."""
+    lines = [
+        "| code | severity | description | gemini | parallel |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for code in sorted(RULES):
+        rule = RULES[code]
+        cells = []
+        for table in (GEMINI, PARALLEL):
+            shown = [f"`{name}` {describe_limit(getattr(table, name))}" for name in rule.limits]
+            cells.append("<br>".join(shown).replace("|", "\\|"))
+        description = rule.description.replace("|", "\\|")
+        lines.append(
+            f"| `{code}` | {rule.severity.value} | {description} | {cells[0]} | {cells[1]} |"
+        )
+    return "\n".join(lines) + "\n"

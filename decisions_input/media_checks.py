@@ -1,0 +1,165 @@
+"""Rules for the bytes behind a media block: base64 ``data`` and ``uri`` references.
+
+Inline data is read through :class:`Base64Stream`, a seekable view that decodes only the
+base64 groups a reader asks for, so sniffing a 90 MB video decodes the few kilobytes of
+container structure it walks, not the whole payload.
+"""
+
+from __future__ import annotations
+
+import binascii
+import io
+from collections.abc import Iterator
+from typing import Any
+
+from .errors import Path, Problem
+from .limits import Limits
+
+__all__ = [
+    "Base64Stream",
+    "DeferredData",
+    "check_media_data",
+    "check_media_uri",
+    "compare_detected",
+]
+
+
+class DeferredData(str):
+    """Stands in for the base64 text of a block built from a file, until it is written.
+
+    The string value is a token that the request writer replaces with the streamed
+    base64 text; ``len()`` gives the length of that text, so size rules count it right.
+    Its bytes were sniffed when the block was built, so the validator does not sniff it
+    again.
+    """
+
+    base64_length: int
+
+    def __new__(cls, token: str, base64_length: int) -> DeferredData:
+        self = super().__new__(cls, token)
+        self.base64_length = base64_length
+        return self
+
+    def __len__(self) -> int:
+        return self.base64_length
+
+
+class Base64Stream(io.RawIOBase):
+    """A read-only, seekable byte stream over base64 text, decoding on demand.
+
+    The text must already have passed the base64 check (standard alphabet, padded, no
+    white space).
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+        padding = len(text) - len(text.rstrip("="))
+        self._size = len(text) // 4 * 3 - padding
+        self._pos = 0
+
+    @property
+    def size(self) -> int:
+        """The decoded length in bytes."""
+        return self._size
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET, /) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        if base + offset < 0:
+            raise ValueError("negative seek position")
+        self._pos = base + offset
+        return self._pos
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        start = self._pos
+        end = self._size if size is None or size < 0 else min(self._size, start + size)
+        if end <= start:
+            return b""
+        first, last = start // 3, (end + 2) // 3
+        chunk = binascii.a2b_base64(self._text[first * 4 : last * 4])
+        self._pos = end
+        return chunk[start - first * 3 : end - first * 3]
+
+    def readinto(self, buffer: Any, /) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def check_media_data(block: Any, path: Path, limits: Limits) -> Iterator[Problem]:
+    """Check inline ``data``: its base64 form, its size, and what its bytes really are."""
+    from .sniffing import sniff_stream
+    from .sources import check_base64
+
+    data = block["data"]
+    if isinstance(data, DeferredData):
+        return
+    where = path + ("data",)
+    problems, _head = check_base64(data, where, head_bytes=0)
+    if problems:
+        yield from problems
+        return
+    kind = block.get("type")
+    if kind == "document" and len(data) > limits.MAX_INLINE_PDF_BYTES:
+        yield Problem(
+            where,
+            "pdf.too_large",
+            f"expected at most {limits.MAX_INLINE_PDF_BYTES:,} bytes of base64 text for an "
+            f"inline PDF, found {len(data):,}",
+        )
+    declared = block.get("mime_type")
+    declared = declared if type(declared) is str else None
+    stream = Base64Stream(data)
+    detected = sniff_stream(stream, stream.size, declared=declared, limits=limits)
+    yield from compare_detected(detected, declared, kind, path, where, limits)
+
+
+def compare_detected(
+    detected: Any, declared: str | None, kind: Any, path: Path, where: Path, limits: Limits
+) -> Iterator[Problem]:
+    """Compare what sniffing found with the block type and the declared MIME type.
+
+    ``path`` is the block's path, ``where`` the path of the member holding the bytes.
+    """
+    from .sniffing import mime_matches
+
+    if detected.mime is None:
+        yield Problem(where, detected.code or "mime.not_allowed", detected.reason)
+        return
+    if detected.kind != kind:
+        yield Problem(
+            path + ("type",),
+            "mime.mismatch",
+            f"the block says {kind}, but the bytes are {detected.format} ({detected.mime})",
+        )
+        return
+    if declared is None or declared not in limits.MIME_TYPES.get(str(kind), ()):
+        return  # a missing or refused declaration is reported by the structural checks
+    if not mime_matches(detected, declared, limits=limits):
+        yield Problem(
+            path + ("mime_type",),
+            "mime.mismatch",
+            f"declared {declared}, but the bytes are {detected.format} ({detected.mime})",
+        )
+
+
+def check_media_uri(block: Any, path: Path, limits: Limits) -> Iterator[Problem]:
+    """Check a media ``uri`` without fetching it: scheme, host, credentials, extension."""
+    from .sources import iter_uri_problems
+
+    declared = block.get("mime_type")
+    yield from iter_uri_problems(
+        block["uri"],
+        path + ("uri",),
+        mime_type=declared if type(declared) is str else None,
+        limits=limits,
+    )

@@ -1,0 +1,131 @@
+"""Pre-flight validation of any request body: every problem, lazily, in document order.
+
+The body may be a mapping, a pydantic model (for example a google-genai request type), or
+JSON text as ``str`` or ``bytes``. Text is parsed strictly first, so hazards that
+``json.loads`` hides (duplicate members, NaN, lone surrogates, ...) are reported too.
+
+Strictness is one policy applied here: with ``strict=True`` every warning is reported as
+an error. Nothing but :class:`~decisions_input.errors.DecisionsInputError` subclasses is
+ever raised, whatever the input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from ._types import JSON
+from .checks import check_request
+from .errors import InvalidInput, Problem, Severity
+from .limits import Limits, limits_for
+
+__all__ = ["best_problem", "check", "is_valid", "iter_problems", "to_json_value"]
+
+
+def _limits(target: str, limits: Limits | None) -> Limits:
+    return limits if limits is not None else limits_for(target)
+
+
+def to_json_value(body: Any, limits: Limits) -> tuple[JSON | None, tuple[Problem, ...]]:
+    """Turn any accepted body into a parsed JSON value, with the problems of its text."""
+    if type(body) is dict:
+        return body, ()
+    if isinstance(body, (str, bytes, bytearray, memoryview)):
+        from .jsontext import parse
+
+        parsed = parse(body, limits=limits)
+        return parsed.value, parsed.problems
+    if isinstance(body, Mapping):
+        return (body if type(body) is dict else dict(body)), ()
+    dump = getattr(body, "model_dump", None)
+    if callable(dump):
+        try:
+            value = dump(mode="json", by_alias=True, exclude_none=True)
+        except Exception as exc:  # pydantic raises its own errors while serialising
+            return None, (
+                Problem((), "schema.type", f"the model could not be serialised to JSON: {exc}"),
+            )
+        return value, ()
+    return body, ()
+
+
+def _apply_policy(problems: Iterator[Problem], strict: bool) -> Iterator[Problem]:
+    return _promote(problems) if strict else problems
+
+
+def _promote(problems: Iterator[Problem]) -> Iterator[Problem]:
+    for problem in problems:
+        if problem.severity is Severity.WARNING:
+            problem = dataclasses.replace(problem, severity=Severity.ERROR)
+        yield problem
+
+
+def iter_problems(
+    body: Any,
+    *,
+    target: str = "gemini",
+    strict: bool = False,
+    limits: Limits | None = None,
+) -> Iterator[Problem]:
+    """Yield every problem of a request body, lazily, in document order.
+
+    Args:
+        body: a mapping, a pydantic model, or JSON text as ``str`` or ``bytes``.
+        target: ``"gemini"`` or ``"parallel"``; chooses the limits table.
+        strict: report warnings as errors.
+        limits: a table to use instead of the target's (for example a derived copy).
+
+    .. versionadded:: 0.1
+    """
+    table = _limits(target, limits)
+    problems = check_request(body, (), table) if type(body) is dict else _iter(body, table)
+    return _apply_policy(problems, strict)
+
+
+def _iter(body: Any, table: Limits) -> Iterator[Problem]:
+    value, text_problems = to_json_value(body, table)
+    yield from text_problems
+    if value is None and text_problems:
+        return
+    yield from check_request(value, (), table)
+
+
+def is_valid(
+    body: Any, *, target: str = "gemini", strict: bool = False, limits: Limits | None = None
+) -> bool:
+    """Return True when the body has no error; stop at the first one."""
+    return not any(
+        p.severity is Severity.ERROR
+        for p in iter_problems(body, target=target, strict=strict, limits=limits)
+    )
+
+
+def check(
+    body: Any, *, target: str = "gemini", strict: bool = False, limits: Limits | None = None
+) -> tuple[Problem, ...]:
+    """Raise ``InvalidInput`` listing every problem when there is an error; else return warnings."""
+    problems = tuple(iter_problems(body, target=target, strict=strict, limits=limits))
+    if any(p.severity is Severity.ERROR for p in problems):
+        raise InvalidInput(problems)
+    return problems
+
+
+def best_problem(problems: Iterable[Problem]) -> Problem | None:
+    """Pick the problem most worth showing first, or None when there is none.
+
+    The heuristic: errors before warnings, then the shortest path (a problem near the
+    root usually explains the ones below it), then the path text and the code, so that the
+    pick does not depend on the order the problems come in.
+    """
+    return min(problems, key=_rank, default=None)
+
+
+def _rank(problem: Problem) -> tuple[int, int, str, str, str]:
+    return (
+        0 if problem.severity is Severity.ERROR else 1,
+        len(problem.path),
+        problem.json_path,
+        problem.code,
+        problem.message,
+    )

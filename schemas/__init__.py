@@ -1,0 +1,1 @@
+"""Bundled schema documents, read through importlib.resources by decisions_input.schemas."""

@@ -1,0 +1,199 @@
+"""Properties of the validator and of canonical emission over generated input."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import decisions_input as di
+from decisions_input import checks
+from decisions_input.limits import GEMINI, PARALLEL
+
+# Characters that stress option-ID rules: spaces of several kinds, controls, format
+# characters, case pairs, combining marks, astral characters, private use.
+TRICKY = st.sampled_from(
+    list("aAbB _-.")
+    + [
+        "\t",
+        "\n",
+        "\x7f",
+        "\x85",
+        "\xa0",
+        "\u2003",
+        "\u200b",
+        "\ufeff",
+        "\u0301",
+        "\u00e9",
+        "E",
+        "\u00c9",
+        "\U0001f600",
+        "\ue000",
+        "\u3000",
+        "\x00",
+        "\ud800",
+    ]
+)
+tricky_text = st.text(TRICKY, max_size=6)
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+question_values = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["noul", "choice", "score", "bool"]),
+        "instructions": st.one_of(
+            st.text(TRICKY, max_size=4), st.just({"type": "text", "text": "x"}), json_values
+        ),
+    },
+    optional={
+        "criteria": st.one_of(
+            st.dictionaries(tricky_text, st.one_of(st.text(max_size=3), st.integers()), max_size=5),
+            st.lists(st.one_of(tricky_text, st.integers()), max_size=5),
+            json_values,
+        ),
+        "extra": json_values,
+    },
+)
+
+request_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.one_of(st.just("gemini-decision-1"), json_values),
+        "input": st.one_of(
+            st.text(TRICKY, max_size=5),
+            st.lists(
+                st.one_of(
+                    st.fixed_dictionaries({"type": st.just("text"), "text": tricky_text}),
+                    json_values,
+                ),
+                max_size=3,
+            ),
+            json_values,
+        ),
+        "questions": st.one_of(
+            st.dictionaries(tricky_text, question_values, max_size=4), json_values
+        ),
+        "state": json_values,
+        "mode": json_values,
+        "include_excerpts": json_values,
+        "stream": json_values,
+    },
+)
+
+
+def resolve(body: Any, path: tuple[str | int, ...]) -> None:
+    node = body
+    for step in path:
+        node = node[step]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=st.one_of(json_values.filter(lambda v: not isinstance(v, str)), request_like),
+    target=st.sampled_from(["gemini", "parallel"]),
+)
+def test_any_json_gives_problems_never_foreign_errors(body: Any, target: str) -> None:
+    for problem in di.iter_problems(body, target=target):
+        assert isinstance(problem, di.Problem)
+        assert problem.code in di.RULES, problem.code
+        resolve(body, problem.path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=request_like, target=st.sampled_from(["gemini", "parallel"]))
+def test_json_text_and_mapping_agree(body: Any, target: str) -> None:
+    try:
+        text = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return  # a lone surrogate cannot be written as UTF-8 text
+    from_text = [(p.code, p.path) for p in di.iter_problems(text, target=target)]
+    from_value = [(p.code, p.path) for p in di.iter_problems(body, target=target)]
+    assert from_text == from_value
+
+
+@settings(max_examples=400, deadline=None)
+@given(question=question_values, limits=st.sampled_from([GEMINI, PARALLEL]))
+def test_fast_path_never_hides_a_problem(question: dict[str, Any], limits: Any) -> None:
+    if checks._question_is_clean(question, limits):
+        assert list(checks.check_question(question, ("q",), limits)) == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6))
+def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None:
+    if checks._choice_is_clean(options, GEMINI):
+        assert list(checks.check_choice_criteria(options, (), GEMINI)) == []
+
+
+option_ids = st.text(
+    st.characters(codec="utf-8", categories=["L", "N", "P", "S"]), min_size=1, max_size=20
+)
+
+
+def _drain(generator: Any) -> Any:
+    try:
+        while True:
+            next(generator)
+    except StopIteration as stop:
+        return stop.value
+
+
+@settings(max_examples=200, deadline=None)
+@given(questions=st.dictionaries(st.sampled_from(["a", "b", "c"]), question_values, max_size=3))
+def test_question_sizes_match_the_budget_screen(questions: dict[str, Any]) -> None:
+    from decisions_input import budget as estimate
+
+    size = _drain(checks.check_questions(questions, ("questions",), GEMINI))
+    screened = estimate._screen(["input"], questions, GEMINI)
+    if size is not None:
+        chars, extra, strings = size
+        bound = estimate._text_bound(
+            (chars + 5, extra, strings + 1), 1 + len(questions), len(questions), GEMINI
+        )
+        assert bound == screened
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    options=st.dictionaries(option_ids, st.text(max_size=10), min_size=2, max_size=8),
+    levels=st.lists(st.text(min_size=1, max_size=10), min_size=2, max_size=10),
+    state=json_values,
+)
+def test_canonical_emission_is_idempotent(
+    options: dict[str, str], levels: list[str], state: Any
+) -> None:
+    questions: dict[str, Any] = {"n": di.noul("Is it?"), "s": di.score("How much?", levels)}
+    # Generated IDs may break a rule; other tests cover refusals.
+    with contextlib.suppress(di.InvalidInput):
+        questions["c"] = di.choice("Which?", options)
+    req = di.Request(target="parallel", state=state, questions=questions)
+    text = req.dumps()
+    assert di.canonical_dumps(json.loads(text)) == text
+    again = di.Request(target="parallel", **{k: v for k, v in json.loads(text).items()})
+    assert again.dumps() == text
+    assert [p for p in di.iter_problems(text.encode(), target="parallel") if p.is_error] == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(body=request_like, seed=st.randoms(use_true_random=False))
+def test_best_problem_survives_reordering(body: Any, seed: Any) -> None:
+    problems = list(di.iter_problems(body))
+    shuffled = problems[:]
+    seed.shuffle(shuffled)
+    assert di.best_problem(problems) == di.best_problem(shuffled)

@@ -1,0 +1,746 @@
+"""Tests for decisions_input.sniffing: real files from testdata/, hostile variants, properties."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import json
+import struct
+import subprocess
+import sys
+import zlib
+from dataclasses import FrozenInstanceError
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from decisions_input import GEMINI, RULES
+from decisions_input.errors import DecisionsInputError, SourceError
+from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
+from tests.strategies import declared_mime_types, media_bytes, mutated_media
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTDATA = ROOT / "testdata"
+MEDIA = TESTDATA / "media"
+MANIFEST: list[dict[str, Any]] = json.loads((TESTDATA / "MANIFEST.json").read_text("utf-8"))
+ALLOWED = {m for names in GEMINI.MIME_TYPES.values() for m in names}
+
+
+def media(name: str) -> bytes:
+    return (MEDIA / name).read_bytes()
+
+
+def sniff_file(name: str, declared: str | None = None) -> Detected:
+    path = MEDIA / name
+    with path.open("rb") as fp:
+        return sniff_stream(fp, path.stat().st_size, declared=declared)
+
+
+def verdict(det: Detected) -> str | None:
+    return det.mime if det.mime is not None else det.code
+
+
+class CountingReader:
+    """A seekable binary reader that counts what is read from the file under it."""
+
+    def __init__(self, fp: Any) -> None:
+        self._fp = fp
+        self.bytes_read = 0
+        self.reads = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data: bytes = self._fp.read(n)
+        self.reads += 1
+        self.bytes_read += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return int(self._fp.seek(offset, whence))
+
+    def tell(self) -> int:
+        return int(self._fp.tell())
+
+
+def _libmagic_missing() -> str | None:
+    try:
+        import magic
+
+        magic.Magic(mime=True)
+    except Exception as exc:  # ImportError, or libmagic cannot load its database
+        return f"libmagic is not available here: {exc}"
+    return None
+
+
+NO_LIBMAGIC = _libmagic_missing()
+
+
+# --------------------------------------------------------------------------------------
+# Every fixture sniffs to its expected verdict
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[e["name"] for e in MANIFEST])
+def test_manifest_fixture_sniffs_as_expected(entry: dict[str, Any]) -> None:
+    det = sniff_file(entry["name"], entry.get("declared"))
+    expected = entry["expected"]
+    if "mime" in expected:
+        assert (det.mime, det.code) == (expected["mime"], None), det.reason
+    else:
+        assert (det.mime, det.code) == (None, expected["code"]), det.reason
+
+
+def test_manifest_lists_every_file_with_its_hash() -> None:
+    names = [e["name"] for e in MANIFEST]
+    assert names == sorted(names)
+    assert set(names) == {p.name for p in MEDIA.iterdir()}
+    for entry in MANIFEST:
+        assert hashlib.sha256(media(entry["name"])).hexdigest() == entry["sha256"], entry["name"]
+        expected = entry["expected"]
+        assert expected.get("code") in RULES or expected.get("mime") in ALLOWED
+        assert entry["made_by"]
+
+
+def test_testdata_stays_small() -> None:
+    assert sum(p.stat().st_size for p in MEDIA.iterdir()) < 5_000_000
+
+
+def _load_generator() -> Any:
+    spec = importlib.util.spec_from_file_location("_fixture_generator", TESTDATA / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def _library_version(requires: str) -> str:
+    name = requires.split(" ")[0]
+    from importlib.metadata import version
+
+    return f"{name} {version(name)}"
+
+
+def test_deterministic_fixtures_regenerate_byte_for_byte(tmp_path: Path) -> None:
+    entries = _load_generator().generate(tmp_path, only_deterministic=True)
+    by_name = {e["name"]: e for e in MANIFEST}
+    compared = 0
+    for entry in entries:
+        recorded = by_name[entry["name"]]
+        assert recorded["deterministic"] is True
+        requires = recorded.get("requires")
+        if requires and _library_version(requires) != requires:
+            continue  # another Pillow or pypdf may compress differently
+        assert entry["sha256"] == recorded["sha256"], entry["name"]
+        compared += 1
+    pure = [e for e in MANIFEST if e["deterministic"] and "requires" not in e]
+    assert compared >= len(pure) > 20
+
+
+# --------------------------------------------------------------------------------------
+# The distinctions, one case each
+# --------------------------------------------------------------------------------------
+
+DISTINCTIONS = [
+    # Matroska family
+    ("webm-audio-only", "webm_audio_only.webm", "audio/webm", "WebM"),
+    ("webm-with-video", "webm_video.webm", "video/webm", "WebM"),
+    ("matroska-not-webm", "mkv_matroska.mkv", "mime.not_allowed", "Matroska"),
+    # ISO BMFF
+    ("m4a-brand", "m4a_ipod.m4a", "audio/m4a", "M4A"),
+    ("mp4-isom-audio-only", "mp4_audio_only.mp4", "audio/m4a", "M4A"),
+    ("mp4-with-video", "mp4_h264.mp4", "video/mp4", "MP4"),
+    ("mp4-video-only", "mp4_video_only.mp4", "video/mp4", "MP4"),
+    ("mp4-moov-after-mdat", "mp4_h264.mp4", "video/mp4", "MP4"),
+    ("mp4-moov-first", "mp4_faststart.mp4", "video/mp4", "MP4"),
+    ("mp4-64bit-largesize", "mp4_largesize.mp4", "video/mp4", "MP4"),
+    ("mp4-size0-to-end", "mp4_mdat_size0.mp4", "video/mp4", "MP4"),
+    ("mp4-no-moov", "mp4_truncated.mp4", "media.truncated", "MP4"),
+    ("mp4-no-tracks", "mp4_no_tracks.mp4", "media.no_tracks", "MP4"),
+    ("mov-qt-brand", "mov_mpeg4.mov", "video/mov", "QuickTime"),
+    ("3gp-brand", "video_3gp.3gp", "video/3gpp", "3GPP"),
+    # HEIF family
+    ("heic-hevc-primary", "heic_x265.heic", "image/heic", "HEIC"),
+    ("heif-jpeg-primary", "heif_jpeg_coded.heif", "image/heif", "HEIF (jpeg)"),
+    ("avif-refused", "avif_pillow.avif", "mime.not_allowed", "AVIF"),
+    ("avif-major-brand-mif1", "avif_mif1_brand.heif", "mime.not_allowed", "AVIF"),
+    ("heif-header-too-many-pixels", "heif_hvc1_huge.heic", "image.too_many_pixels", "HEIC"),
+    # ID3 in front
+    ("id3-then-mp3", "mp3_id3v2.mp3", "audio/mpeg", "MP3"),
+    ("id3-2mib-cover-then-mp3", "mp3_big_cover.mp3", "audio/mpeg", "MP3"),
+    ("id3-then-flac", "id3_flac.flac", "audio/flac", "FLAC"),
+    ("id3-then-adts", "id3_aac.aac", "audio/aac", "AAC (ADTS)"),
+    # frame chains
+    ("mp3-frame-chain", "mp3_plain.mp3", "audio/mpeg", "MP3"),
+    ("mpeg-audio-layer-2", "mp2_layer2.mp2", "audio/mpeg", "MPEG audio layer II"),
+    ("adts-frame-chain", "aac_adts.aac", "audio/aac", "AAC (ADTS)"),
+    ("random-bytes-with-mp3-sync", "random_mp3_sync.mp3", "media.unknown", "unknown"),
+    # MPEG systems
+    ("mpeg-program-stream", "mpeg_ps.mpg", "video/mpeg", "MPEG-PS"),
+    ("mpeg-transport-stream", "mpeg_ts.ts", "mime.not_allowed", "MPEG-TS"),
+    ("mpeg-video-elementary", "mpeg_es.m2v", "mime.not_allowed", "MPEG video elementary stream"),
+    # ASF
+    ("asf-with-video", "wmv_asf.wmv", "video/wmv", "WMV"),
+    ("asf-audio-only-wma", "wma_asf.wma", "mime.not_allowed", "WMA (ASF audio only)"),
+    # Ogg
+    ("ogg-vorbis", "ogg_vorbis.ogg", "audio/ogg", "Ogg Vorbis"),
+    ("ogg-opus", "ogg_opus.opus", "audio/ogg", "Ogg Opus"),
+    ("ogg-flac", "ogg_flac.oga", "audio/ogg", "Ogg Flac"),
+    ("ogg-theora-video", "ogg_theora.ogv", "mime.not_allowed", "Ogg video (Theora)"),
+    # RIFF, IFF and friends
+    ("riff-wave", "wav_pcm16.wav", "audio/wav", "WAVE"),
+    ("rf64-wave", "wav_rf64.wav", "audio/wav", "RF64 WAVE"),
+    ("wave-named-png", "wav_named.png", "audio/wav", "WAVE"),
+    ("riff-avi", "avi_mpeg4.avi", "video/avi", "AVI"),
+    ("aiff", "aiff_pcm.aiff", "audio/aiff", "AIFF"),
+    ("aiff-c", "aifc_sox.aifc", "audio/aiff", "AIFF-C"),
+    ("flv", "flv_flv1.flv", "video/x-flv", "FLV"),
+    ("flac", "flac.flac", "audio/flac", "FLAC"),
+    ("tiff-little-endian", "tiff_le_pillow.tif", "image/tiff", "TIFF"),
+    ("tiff-big-endian", "tiff_be.tif", "image/tiff", "TIFF"),
+    ("bigtiff-little-endian", "bigtiff_le_pillow.tif", "image/tiff", "BigTIFF"),
+    ("bigtiff-big-endian", "bigtiff_be.tif", "image/tiff", "BigTIFF"),
+    ("png", "png_pillow.png", "image/png", "PNG"),
+    ("jpeg-baseline", "jpeg_baseline.jpg", "image/jpeg", "JPEG"),
+    ("jpeg-progressive", "jpeg_progressive.jpg", "image/jpeg", "JPEG"),
+    ("gif", "gif_pillow.gif", "image/gif", "GIF"),
+    ("gif-animated", "gif_animated.gif", "image/gif", "GIF"),
+    ("bmp", "bmp_pillow.bmp", "image/bmp", "BMP"),
+    ("webp-lossy", "webp_lossy.webp", "image/webp", "WebP"),
+    ("webp-lossless", "webp_lossless.webp", "image/webp", "WebP"),
+    ("pdf-at-start", "pdf_minimal.pdf", "application/pdf", "PDF"),
+    ("pdf-after-junk-within-1024", "pdf_junk_prefix.pdf", "application/pdf", "PDF"),
+    # integrity
+    ("png-without-iend", "png_truncated.png", "media.truncated", "PNG"),
+    ("jpeg-without-eoi", "jpeg_truncated.jpg", "media.truncated", "JPEG"),
+    ("gif-without-trailer", "gif_truncated.gif", "media.truncated", "GIF"),
+    ("pdf-without-eof", "pdf_truncated.pdf", "media.truncated", "PDF"),
+    ("pdf-zero-pages", "pdf_pypdf_zero_pages.pdf", "pdf.no_pages", "PDF"),
+    ("pdf-needs-password", "pdf_pypdf_encrypted.pdf", "pdf.encrypted", "PDF"),
+    ("png-100000x100000-header", "png_huge_dims.png", "image.too_many_pixels", "PNG"),
+    ("png-with-zip-appended", "png_zip_appended.png", "media.polyglot", "PNG"),
+    ("png-with-pdf-appended", "png_pdf_appended.png", "media.polyglot", "PNG"),
+    ("jpeg-with-pdf-comment", "jpeg_pdf_comment.jpg", "media.polyglot", "JPEG"),
+    ("jpeg-with-zip-appended", "jpeg_zip_appended.jpg", "media.polyglot", "JPEG"),
+    ("pdf-with-zip-appended", "pdf_zip_appended.pdf", "media.polyglot", "PDF"),
+    ("mp3-with-zip-appended", "mp3_zip_appended.mp3", "media.polyglot", "MP3"),
+    ("empty-file", "empty.bin", "media.empty", "empty"),
+    # outside the API's lists
+    ("jpeg-xl", "jxl_container.jxl", "mime.not_allowed", "JPEG XL"),
+    ("svg", "image.svg", "mime.not_allowed", "SVG"),
+    ("ico", "icon.ico", "mime.not_allowed", "ICO"),
+    ("psd", "psd_header.psd", "mime.not_allowed", "PSD"),
+    ("zip", "zip_archive.zip", "mime.not_allowed", "ZIP"),
+    ("plain-text", "text.txt", "mime.not_allowed", "plain text"),
+    ("unknown-bytes", "random.bin", "media.unknown", "unknown"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected", "fmt"), [c[1:] for c in DISTINCTIONS], ids=[c[0] for c in DISTINCTIONS]
+)
+def test_distinction(name: str, expected: str, fmt: str) -> None:
+    det = sniff_file(name)
+    assert (verdict(det), det.format) == (expected, fmt), det.reason
+    assert (det.mime is None) == (det.code is not None)
+
+
+KINDS = [
+    ("webm_audio_only.webm", "audio"),
+    ("webm_video.webm", "video"),
+    ("mkv_matroska.mkv", "video"),
+    ("avif_pillow.avif", "image"),
+    ("png_huge_dims.png", "image"),
+    ("pdf_minimal.pdf", "document"),
+    ("wma_asf.wma", "audio"),
+    ("zip_archive.zip", None),
+]
+
+
+@pytest.mark.parametrize(("name", "kind"), KINDS, ids=[k[0] for k in KINDS])
+def test_kind_is_the_modality_when_known(name: str, kind: str | None) -> None:
+    assert sniff_file(name).kind == kind
+
+
+EVIDENCE = [
+    ("webm-tracks", "webm_video.webm", {"tracks": ("video", "audio"), "doctype": "webm"}),
+    ("webm-audio-tracks", "webm_audio_only.webm", {"tracks": ("audio",), "codecs": ("A_OPUS",)}),
+    ("mp4-tracks", "mp4_h264.mp4", {"tracks": ("video", "audio"), "width": 64, "height": 48}),
+    ("m4a-brand", "m4a_ipod.m4a", {"brand": "M4A ", "tracks": ("audio",)}),
+    ("heic-size-after-clap", "heic_x265.heic", {"width": 64, "height": 48, "codecs": ("hvc1",)}),
+    ("avif-codec", "avif_mif1_brand.heif", {"brand": "mif1", "codecs": ("av01",)}),
+    ("ogg-opus-codecs", "ogg_opus.opus", {"codecs": ("opus",), "channels": 1}),
+    ("ogg-vorbis-codecs", "ogg_vorbis.ogg", {"codecs": ("vorbis",), "sample_rate": 22050}),
+    ("wav-format", "wav_pcm16.wav", {"sample_rate": 8000, "channels": 1, "duration_s": 0.5}),
+    ("flac-streaminfo", "flac.flac", {"sample_rate": 22050, "duration_s": 1.0}),
+    ("pdf-pages", "pdf_pypdf_three_pages.pdf", {"pages": 3}),
+    ("pdf-offset", "pdf_junk_prefix.pdf", {"offset": 501, "pages": 1}),
+    ("png-size", "png_pillow.png", {"width": 32, "height": 24, "pixels": 768}),
+    ("id3-skipped", "mp3_big_cover.mp3", {"id3_bytes": 2097211}),
+    ("asf-streams", "wmv_asf.wmv", {"tracks": ("video", "audio")}),
+    ("mpeg-ps-system", "mpeg_ps.mpg", {"system": "MPEG-1"}),
+    ("polyglot-names-other", "png_zip_appended.png", {"other_format": "ZIP"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [c[1:] for c in EVIDENCE], ids=[c[0] for c in EVIDENCE]
+)
+def test_evidence(name: str, expected: dict[str, object]) -> None:
+    evidence = sniff_file(name).evidence
+    assert {k: evidence.get(k) for k in expected} == expected
+
+
+# --------------------------------------------------------------------------------------
+# Byte-level hostile shapes made here
+# --------------------------------------------------------------------------------------
+
+
+def _id3(body: bytes, *, footer: bool = False, declared_size: int | None = None) -> bytes:
+    size = len(body) if declared_size is None else declared_size
+    safe = bytes(((size >> 21) & 0x7F, (size >> 14) & 0x7F, (size >> 7) & 0x7F, size & 0x7F))
+    head = b"ID3\x04\x00" + (b"\x10" if footer else b"\x00") + safe
+    return head + body + (b"3DI\x04\x00\x10" + safe if footer else b"")
+
+
+def _mp3_frames(data: bytes, count: int) -> bytes:
+    """The first ``count`` whole frames of an MPEG-2 layer III, 32 kbit/s, 22.05 kHz file."""
+    end = 0
+    for _ in range(count):
+        assert data[end : end + 2] == b"\xff\xf3"  # MPEG-2 layer III, no CRC
+        end += 72 * 32000 // 22050 + ((data[end + 2] >> 1) & 1)
+    return data[:end]
+
+
+def test_id3_with_footer_flag_is_skipped() -> None:
+    data = _id3(b"TIT2\x00\x00\x00\x02\x00\x00\x00x", footer=True) + media("mp3_plain.mp3")
+    det = sniff_bytes(data)
+    assert det.mime == "audio/mpeg"
+    assert det.evidence["id3_bytes"] == len(data) - len(media("mp3_plain.mp3"))
+
+
+def test_id3_larger_than_the_file_is_truncated() -> None:
+    assert sniff_bytes(_id3(b"\x00" * 10, declared_size=5000)).code == "media.truncated"
+
+
+def test_id3_followed_by_junk_is_unknown() -> None:
+    assert sniff_bytes(_id3(b"\x00" * 10) + b"\x12\x34" * 300).code == "media.unknown"
+
+
+def test_mp3_chain_needs_three_frames_or_an_exact_end() -> None:
+    data = media("mp3_plain.mp3")
+    frame = struct.unpack(">I", data[:4])[0]
+    assert frame >> 21 == 0x7FF
+    assert sniff_bytes(data[:4]).code == "media.unknown"
+    two_exact = sniff_bytes(_mp3_frames(data, 2))
+    assert two_exact.mime == "audio/mpeg"
+    assert sniff_bytes(_mp3_frames(data, 1) + b"\x00" * 50).mime is None
+
+
+def test_adts_header_followed_by_garbage_is_unknown() -> None:
+    header = media("aac_adts.aac")[:7]
+    assert sniff_bytes(header + bytes(range(256)) * 3).mime is None
+
+
+def test_mpeg_ts_with_192_byte_packets_is_refused() -> None:
+    packet = b"\x00\x00\x00\x00\x47" + b"\xff" * 187
+    det = sniff_bytes(packet * 6)
+    assert (det.code, det.format) == ("mime.not_allowed", "MPEG-TS")
+
+
+def test_pdf_header_after_1024_bytes_is_not_a_pdf() -> None:
+    det = sniff_bytes(b"\x01\x02" * 600 + media("pdf_minimal.pdf"))
+    assert det.mime is None
+
+
+def test_hostile_box_count_stops_at_the_step_bound() -> None:
+    boxes = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2" + b"\x00\x00\x00\x08free" * 20_000
+    det = sniff_bytes(boxes)
+    assert det.code == "media.too_complex"
+
+
+def test_box_size_smaller_than_its_header_is_corrupt() -> None:
+    assert sniff_bytes(b"\x00\x00\x00\x04ftypisom\x00\x00\x02\x00").code == "media.corrupt"
+    after_ftyp = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2\x00\x00\x00\x04moov"
+    assert sniff_bytes(after_ftyp).code == "media.truncated"  # no moov before the bad header
+
+
+def test_mp4_with_a_pdf_after_its_last_box_is_a_polyglot() -> None:
+    det = sniff_bytes(media("mp4_faststart.mp4") + media("pdf_minimal.pdf"))
+    assert (det.code, det.evidence["other_format"]) == ("media.polyglot", "PDF")
+
+
+def test_padding_after_the_last_box_is_tolerated() -> None:
+    det = sniff_bytes(media("mp4_faststart.mp4") + b"\x00\x00")
+    assert (det.mime, det.evidence["trailing_bytes"]) == ("video/mp4", 2)
+
+
+def _pdf(objects: list[bytes]) -> bytes:
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n".encode()
+    return bytes(out + f"startxref\n{xref}\n%%EOF\n".encode())
+
+
+def _pages(count: int, declared: int) -> bytes:
+    kids = " ".join(f"{i + 3} 0 R" for i in range(count))
+    tree = f"<< /Type /Pages /Kids [{kids}] /Count {declared} >>".encode()
+    leaves = [b"<< /Type /Page /Parent 2 0 R >>"] * count
+    return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>", tree, *leaves])
+
+
+def test_pdf_page_tree_cycle_is_corrupt() -> None:
+    cycle = _pdf(
+        [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [2 0 R] /Count 1 >>"]
+    )
+    assert sniff_bytes(cycle).code == "media.corrupt"
+
+
+def test_pdf_pages_are_counted_leaf_by_leaf_up_to_a_bound() -> None:
+    exact = sniff_bytes(_pages(5, declared=9))
+    assert (exact.evidence["pages"], exact.evidence["pages_exact"]) == (5, True)
+    many = sniff_bytes(_pages(3000, declared=3000))
+    assert (many.evidence["pages"], many.evidence["pages_exact"]) == (3000, False)
+
+
+def test_pillow_gets_a_small_allowance_past_the_head(tmp_path: Path) -> None:
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 0, 0, 0, 0))
+    path = tmp_path / "many_chunks.png"
+    iend = media("png_stored.png")[-12:]
+    texts = chunk(b"tEXt", b"a\x00b") * 100_000
+    path.write_bytes(media("png_stored.png")[:8] + ihdr + texts + iend)
+    det, reader = _sniff_counting(path)
+    assert det.mime == "image/png"  # the own IHDR parse stands; Pillow stopped at its allowance
+    assert reader.bytes_read < 4 * GEMINI.SNIFF_BYTES + 300_000
+
+
+def test_flv_with_audio_flag_only_is_refused() -> None:
+    head = b"FLV\x01\x04\x00\x00\x00\x09\x00\x00\x00\x00"
+    tag = b"\x08\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\xaf\x00\x00\x00\x0c"
+    det = sniff_bytes(head + tag)
+    assert (det.code, det.kind) == ("mime.not_allowed", "audio")
+
+
+def test_riff_with_another_form_names_it() -> None:
+    det = sniff_bytes(b"RIFF\x0c\x00\x00\x00RMIDdata\x00\x00\x00\x00")
+    assert (det.code, det.format) == ("mime.not_allowed", "RIFF RMID")
+
+
+# --------------------------------------------------------------------------------------
+# Headerless audio
+# --------------------------------------------------------------------------------------
+
+HEADERLESS = [
+    ("l16-declared", "l16_16k.raw", "audio/l16;rate=16000", "audio/l16"),
+    ("l16-declared-stereo", "l16_16k.raw", "audio/l16; rate=16000; channels=2", "audio/l16"),
+    ("l16-declared-no-rate", "l16_16k.raw", "audio/L16", "audio/l16"),
+    ("l16-undeclared", "l16_16k.raw", None, "media.unknown"),
+    ("l16-odd-length", "l16_odd_length.raw", "audio/l16;rate=16000", "audio.odd_length"),
+    ("l16-bad-rate", "l16_16k.raw", "audio/l16;rate=fast", "mime.parameter"),
+    ("l16-zero-rate", "l16_16k.raw", "audio/l16;rate=0", "mime.parameter"),
+    ("l16-bare-parameter", "l16_16k.raw", "audio/l16;rate", "mime.parameter"),
+    ("alaw-declared", "alaw_8k.raw", "audio/alaw;rate=8000", "audio/alaw"),
+    ("mulaw-declared", "mulaw_8k.raw", "audio/mulaw;rate=8000", "audio/mulaw"),
+    ("l16-declared-but-wav", "wav_pcm16.wav", "audio/l16;rate=8000", "audio/wav"),
+    ("raw-declared-wav", "l16_16k.raw", "audio/wav", "audio.headerless_undeclared"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "declared", "expected"), [c[1:] for c in HEADERLESS], ids=[c[0] for c in HEADERLESS]
+)
+def test_headerless_audio(name: str, declared: str | None, expected: str) -> None:
+    assert verdict(sniff_file(name, declared)) == expected
+
+
+def test_headerless_parameters_become_evidence() -> None:
+    det = sniff_file("l16_16k.raw", "audio/l16;rate=16000;channels=2")
+    assert (det.evidence["sample_rate"], det.evidence["channels"]) == (16000, 2)
+    assert det.evidence["duration_s"] == 0.125
+    assert sniff_bytes(b"\x00" * 6, declared="audio/l16;channels=4").code == "audio.odd_length"
+
+
+# --------------------------------------------------------------------------------------
+# mime_matches
+# --------------------------------------------------------------------------------------
+
+MATCHES = [
+    ("mp3-as-audio-mp3", "mp3_plain.mp3", "audio/mp3", True),
+    ("mp3-as-audio-mpeg", "mp3_plain.mp3", "audio/mpeg", True),
+    ("mp3-case-and-parameters", "mp3_plain.mp3", "Audio/MPEG; foo=bar", True),
+    ("mp3-as-aac", "mp3_plain.mp3", "audio/aac", False),
+    ("ogg-vorbis-declared-ogg", "ogg_vorbis.ogg", "audio/ogg", True),
+    ("ogg-vorbis-declared-opus", "ogg_vorbis.ogg", "audio/opus", False),
+    ("ogg-opus-declared-opus", "ogg_opus.opus", "audio/opus", True),
+    ("ogg-opus-declared-ogg", "ogg_opus.opus", "audio/ogg", True),
+    ("ogg-flac-declared-opus", "ogg_flac.oga", "audio/opus", False),
+    ("webm-opus-declared-opus", "webm_audio_only.webm", "audio/opus", False),
+    ("heic-declared-heif", "heic_x265.heic", "image/heif", True),
+    ("heic-declared-heic", "heic_x265.heic", "image/heic", True),
+    ("jpeg-coded-heif-declared-heic", "heif_jpeg_coded.heif", "image/heic", False),
+    ("jpeg-coded-heif-declared-heif", "heif_jpeg_coded.heif", "image/heif", True),
+    ("wav-declared-png", "wav_named.png", "image/png", False),
+    ("m4a-declared-mp4", "mp4_audio_only.mp4", "video/mp4", False),
+    ("webm-audio-declared-video", "webm_audio_only.webm", "video/webm", False),
+    ("refused-never-matches", "mkv_matroska.mkv", "video/webm", False),
+    ("garbage-declaration", "png_pillow.png", "image/png;;=x=", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "declared", "expected"), [c[1:] for c in MATCHES], ids=[c[0] for c in MATCHES]
+)
+def test_mime_matches(name: str, declared: str, expected: bool) -> None:
+    assert mime_matches(sniff_file(name), declared) is expected
+
+
+def test_mime_matches_headerless_with_parameters() -> None:
+    det = sniff_file("l16_16k.raw", "audio/l16;rate=16000")
+    assert mime_matches(det, "audio/l16; rate=16000")
+    assert not mime_matches(det, "audio/alaw")
+
+
+# --------------------------------------------------------------------------------------
+# Bounded reading
+# --------------------------------------------------------------------------------------
+
+GIB = 1 << 30
+
+
+def _sparse_mp4(path: Path, total: int) -> None:
+    """ftyp, a 64-bit mdat covering almost everything, and a real moov at the very end."""
+    data = media("mp4_faststart.mp4")
+    ftyp = data[: struct.unpack(">I", data[:4])[0]]
+    at = data.index(b"moov") - 4
+    moov = data[at : at + struct.unpack(">I", data[at : at + 4])[0]]
+    mdat_size = total - len(ftyp) - len(moov)
+    with path.open("wb") as fp:
+        fp.write(ftyp + struct.pack(">I4sQ", 1, b"mdat", mdat_size))
+        fp.truncate(len(ftyp) + mdat_size)
+        fp.seek(len(ftyp) + mdat_size)
+        fp.write(moov)
+
+
+def _sparse_wav(path: Path, total: int) -> None:
+    head = media("wav_pcm16.wav")[:44]
+    head = head[:4] + struct.pack("<I", total - 8) + head[8:40] + struct.pack("<I", total - 44)
+    with path.open("wb") as fp:
+        fp.write(head)
+        fp.truncate(total)
+
+
+def _sniff_counting(path: Path) -> tuple[Detected, CountingReader]:
+    with path.open("rb") as raw:
+        reader = CountingReader(raw)
+        return sniff_stream(reader, path.stat().st_size), reader
+
+
+@pytest.mark.parametrize(
+    ("make", "mime"), [(_sparse_mp4, "video/mp4"), (_sparse_wav, "audio/wav")], ids=["mp4", "wav"]
+)
+def test_one_gib_sparse_file_sniffs_like_a_small_one(tmp_path: Path, make: Any, mime: str) -> None:
+    big, small = tmp_path / "big", tmp_path / "small"
+    make(big, GIB)
+    make(small, 1 << 20)
+    det_big, read_big = _sniff_counting(big)
+    det_small, read_small = _sniff_counting(small)
+    assert det_big.mime == det_small.mime == mime
+    assert read_big.bytes_read <= 4 * GEMINI.SNIFF_BYTES
+    assert read_big.reads <= read_small.reads + 4
+
+
+def test_moov_found_after_a_gib_of_mdat(tmp_path: Path) -> None:
+    path = tmp_path / "moov_at_end.mp4"
+    _sparse_mp4(path, GIB + 12345)
+    det, reader = _sniff_counting(path)
+    assert det.evidence["tracks"] == ("video", "audio")
+    assert reader.bytes_read < 300_000
+
+
+def test_two_mib_id3_tag_is_skipped_by_seeking() -> None:
+    path = MEDIA / "mp3_big_cover.mp3"
+    det, reader = _sniff_counting(path)
+    assert det.mime == "audio/mpeg"
+    assert reader.bytes_read < 3 * GEMINI.SNIFF_BYTES
+
+
+def test_huge_image_header_is_never_decoded() -> None:
+    det, reader = _sniff_counting(MEDIA / "png_huge_dims.png")
+    assert det.code == "image.too_many_pixels"
+    assert det.evidence == {}
+
+
+# --------------------------------------------------------------------------------------
+# Stream contract, limits, values
+# --------------------------------------------------------------------------------------
+
+
+def test_stream_is_read_from_its_position_and_restored() -> None:
+    png = media("png_pillow.png")
+    fp = io.BytesIO(b"x" * 100 + png + b"tail")
+    fp.seek(100)
+    det = sniff_stream(fp, len(png))
+    assert det.mime == "image/png"
+    assert fp.tell() == 100
+
+
+class _Broken(io.RawIOBase):
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return 0
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return 0
+
+    def readinto(self, buffer: Any) -> int:
+        raise OSError("disk on fire")
+
+
+def test_read_errors_become_source_errors() -> None:
+    with pytest.raises(SourceError):
+        sniff_stream(_Broken(), 100)
+
+
+def test_negative_size_is_refused() -> None:
+    with pytest.raises(SourceError):
+        sniff_stream(io.BytesIO(b"abc"), -1)
+
+
+def test_detected_is_frozen_and_its_evidence_read_only() -> None:
+    det = sniff_file("png_pillow.png")
+    with pytest.raises(FrozenInstanceError):
+        det.mime = "image/gif"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        det.evidence["width"] = 1  # type: ignore[index]
+
+
+def test_limits_decide_what_is_allowed() -> None:
+    no_flv = GEMINI.derive(MIME_TYPES={**GEMINI.MIME_TYPES, "video": ("video/mp4",)})
+    det = sniff_stream(io.BytesIO(media("flv_flv1.flv")), len(media("flv_flv1.flv")), limits=no_flv)
+    assert (det.code, det.format) == ("mime.not_allowed", "FLV")
+    tiny = GEMINI.derive(MAX_IMAGE_PIXELS=100)
+    assert sniff_bytes(media("png_pillow.png"), limits=tiny).code == "image.too_many_pixels"
+
+
+def test_mp3_is_named_audio_mp3_when_only_that_name_is_allowed() -> None:
+    audio = tuple(m for m in GEMINI.MIME_TYPES["audio"] if m != "audio/mpeg")
+    only_mp3 = GEMINI.derive(MIME_TYPES={**GEMINI.MIME_TYPES, "audio": audio})
+    assert sniff_bytes(media("mp3_plain.mp3"), limits=only_mp3).mime == "audio/mp3"
+
+
+PARTIAL = [
+    ("mp4-moov-beyond-head", "mp4_h264.mp4", 4096, "video/mp4"),
+    ("png-head", "png_pillow.png", 60, "image/png"),
+    ("jpeg-head", "jpeg_baseline.jpg", 400, "image/jpeg"),
+    ("pdf-head", "pdf_minimal.pdf", 100, "application/pdf"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "cut", "mime"), [c[1:] for c in PARTIAL], ids=[c[0] for c in PARTIAL]
+)
+def test_partial_head_skips_checks_that_need_the_end(name: str, cut: int, mime: str) -> None:
+    head = media(name)[:cut]
+    assert sniff_bytes(head).mime is None
+    assert sniff_bytes(head, partial=True).mime == mime
+
+
+def test_importing_sniff_loads_no_heavy_library() -> None:
+    code = (
+        "import sys, decisions_input.sniffing as s; "
+        "print(sorted(m for m in ('PIL', 'pypdf', 'magic') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------------------
+# libmagic
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(NO_LIBMAGIC is not None, reason=NO_LIBMAGIC or "")
+def test_libmagic_names_formats_outside_the_own_table() -> None:
+    det = sniff_bytes(b"#!/bin/sh\necho hello\n")
+    assert (det.code, det.format) == ("mime.not_allowed", "text/x-shellscript")
+    assert det.evidence["libmagic"] == "text/x-shellscript"
+
+
+@pytest.mark.skipif(NO_LIBMAGIC is not None, reason=NO_LIBMAGIC or "")
+def test_libmagic_guesses_do_not_accept_bytes() -> None:
+    det = sniff_file("random_mp3_sync.mp3")
+    assert det.code == "media.unknown"
+    assert det.evidence.get("libmagic") == "audio/mpeg"
+
+
+def test_without_libmagic_the_own_table_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from decisions_input import sniffing as sniff
+
+    sniff._magic_db.cache_clear()
+    monkeypatch.setitem(sys.modules, "magic", None)  # import magic now raises ImportError
+    try:
+        det = sniff_bytes(b"#!/bin/sh\necho hello\n")
+        assert (det.code, det.format) == ("mime.not_allowed", "plain text")
+        assert sniff_file("png_pillow.png").mime == "image/png"
+        assert sniff_file("random.bin").code == "media.unknown"
+    finally:
+        sniff._magic_db.cache_clear()
+
+
+# --------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------
+
+
+def _check_invariants(det: Detected) -> None:
+    assert isinstance(det, Detected)
+    assert (det.mime is None) == (det.code is not None)
+    if det.mime is not None:
+        assert det.mime in GEMINI.MIME_TYPES[str(det.kind)]
+    else:
+        assert det.code in RULES
+    assert det.kind in (None, "image", "audio", "video", "document")
+    assert det.format and det.reason
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=media_bytes, declared=declared_mime_types)
+def test_arbitrary_bytes_never_raise_foreign_errors(data: bytes, declared: str | None) -> None:
+    try:
+        det = sniff_bytes(data, declared=declared)
+    except DecisionsInputError:
+        return
+    _check_invariants(det)
+
+
+_SEEDS = [media(e["name"]) for e in MANIFEST if 0 < e["size"] < 100_000]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=mutated_media(_SEEDS), declared=declared_mime_types)
+def test_mutated_real_files_never_raise_foreign_errors(data: bytes, declared: str | None) -> None:
+    try:
+        det = sniff_bytes(data, declared=declared, partial=len(data) % 5 == 0)
+    except DecisionsInputError:
+        return
+    _check_invariants(det)

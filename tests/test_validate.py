@@ -1,0 +1,763 @@
+"""Request rules of both targets, on both sides of every boundary, by code and JSON path."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import decisions_input as di
+from decisions_input.limits import GEMINI, PARALLEL
+
+REQUESTS = Path(__file__).parent.parent / "testdata" / "requests"
+
+
+def gemini(**questions: Any) -> dict[str, Any]:
+    return {
+        "model": "gemini-decision-1",
+        "input": "I was charged twice.",
+        "questions": questions or {"q": {"type": "noul", "instructions": "Is it billing?"}},
+    }
+
+
+def parallel(**questions: Any) -> dict[str, Any]:
+    return {
+        "state": {"company": "Clay"},
+        "questions": questions or {"q": {"type": "noul", "instructions": "Is there a CLI?"}},
+    }
+
+
+def choice_q(options: Any) -> dict[str, Any]:
+    return {"type": "choice", "instructions": "Which one?", "criteria": options}
+
+
+def score_q(levels: Any) -> dict[str, Any]:
+    return {"type": "score", "instructions": "How much?", "criteria": levels}
+
+
+def n_questions(n: int) -> dict[str, Any]:
+    return {f"q{i}": {"type": "noul", "instructions": "Yes?"} for i in range(n)}
+
+
+def ids(n: int) -> dict[str, str]:
+    return {f"opt{i}": "" for i in range(n)}
+
+
+FLAG = "\U0001f1e9\U0001f1ea"  # a flag emoji: two code points, eight UTF-8 bytes
+FOUR_BYTE = "\U0001f600"  # one code point, four UTF-8 bytes
+
+
+def with_(body: dict[str, Any], fn: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    body = copy.deepcopy(body)
+    fn(body)
+    return body
+
+
+def _set(path: tuple[Any, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+    def apply(body: dict[str, Any]) -> None:
+        target = body
+        for step in path[:-1]:
+            target = target[step]
+        target[path[-1]] = value
+
+    return apply
+
+
+def _del(path: tuple[Any, ...]) -> Callable[[dict[str, Any]], None]:
+    def apply(body: dict[str, Any]) -> None:
+        target = body
+        for step in path[:-1]:
+            target = target[step]
+        del target[path[-1]]
+
+    return apply
+
+
+# (id, target, body, expected [(code, json_path)] of every problem, in order)
+CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
+    ("gemini-minimal", "gemini", gemini(), []),
+    ("parallel-minimal", "parallel", parallel(), []),
+    ("not-an-object", "gemini", [], [("schema.type", "$")]),
+    (
+        "unknown-top-member",
+        "gemini",
+        with_(gemini(), _set(("stream",), True)),
+        [("schema.unknown_member", "$.stream")],
+    ),
+    ("missing-model", "gemini", with_(gemini(), _del(("model",))), [("schema.required", "$")]),
+    ("missing-all", "gemini", {}, [("schema.required", "$")] * 3),
+    (
+        "model-unknown",
+        "gemini",
+        with_(gemini(), _set(("model",), "gemini-3.8-flash")),
+        [("model.unknown", "$.model")],
+    ),
+    (
+        "model-not-string",
+        "gemini",
+        with_(gemini(), _set(("model",), 1)),
+        [("schema.type", "$.model")],
+    ),
+    (
+        "input-empty-string",
+        "gemini",
+        with_(gemini(), _set(("input",), "")),
+        [("input.empty", "$.input")],
+    ),
+    (
+        "input-whitespace",
+        "gemini",
+        with_(gemini(), _set(("input",), " \n\t")),
+        [("input.empty", "$.input")],
+    ),
+    (
+        "input-empty-array",
+        "gemini",
+        with_(gemini(), _set(("input",), [])),
+        [("input.empty", "$.input")],
+    ),
+    (
+        "input-blank-blocks",
+        "gemini",
+        with_(
+            gemini(),
+            _set(("input",), [{"type": "text", "text": " "}, {"type": "text", "text": "\n"}]),
+        ),
+        [("input.empty", "$.input")],
+    ),
+    (
+        "input-empty-text-block",
+        "gemini",
+        with_(
+            gemini(),
+            _set(("input",), [{"type": "text", "text": ""}, {"type": "text", "text": "hi"}]),
+        ),
+        [("text.empty", "$.input[0].text")],
+    ),
+    ("input-number", "gemini", with_(gemini(), _set(("input",), 3)), [("schema.type", "$.input")]),
+    (
+        "input-block-unknown-type",
+        "gemini",
+        with_(gemini(), _set(("input",), [{"type": "file"}])),
+        [("input.block_type", "$.input[0].type")],
+    ),
+    (
+        "input-text-block-extra",
+        "gemini",
+        with_(gemini(), _set(("input",), [{"type": "text", "text": "a", "annotations": []}])),
+        [("schema.unknown_member", "$.input[0].annotations")],
+    ),
+    (
+        "input-run-together",
+        "gemini",
+        with_(
+            gemini(),
+            _set(("input",), [{"type": "text", "text": "abc"}, {"type": "text", "text": "def"}]),
+        ),
+        [("text.run_together", "$.input[1]")],
+    ),
+    (
+        "input-separated",
+        "gemini",
+        with_(
+            gemini(),
+            _set(("input",), [{"type": "text", "text": "abc "}, {"type": "text", "text": "def"}]),
+        ),
+        [],
+    ),
+    # question count
+    (
+        "questions-0",
+        "gemini",
+        with_(gemini(), _set(("questions",), {})),
+        [("questions.count", "$.questions")],
+    ),
+    ("questions-1000", "gemini", with_(gemini(), _set(("questions",), n_questions(1000))), []),
+    (
+        "questions-1001",
+        "gemini",
+        with_(gemini(), _set(("questions",), n_questions(1001))),
+        [("questions.count", "$.questions")],
+    ),
+    (
+        "parallel-questions-100",
+        "parallel",
+        with_(parallel(), _set(("questions",), n_questions(100))),
+        [],
+    ),
+    (
+        "parallel-questions-101",
+        "parallel",
+        with_(parallel(), _set(("questions",), n_questions(101))),
+        [("questions.count", "$.questions")],
+    ),
+    (
+        "questions-array",
+        "gemini",
+        with_(gemini(), _set(("questions",), [])),
+        [("schema.type", "$.questions")],
+    ),
+    # keys
+    ("key-64", "gemini", gemini(**{"k" * 64: {"type": "noul", "instructions": "x"}}), []),
+    (
+        "key-65",
+        "gemini",
+        gemini(**{"k" * 65: {"type": "noul", "instructions": "x"}}),
+        [("question.key_length", "$.questions." + "k" * 65)],
+    ),
+    (
+        "parallel-key-65",
+        "parallel",
+        parallel(**{"k" * 65: {"type": "noul", "instructions": "x"}}),
+        [],
+    ),
+    (
+        "key-trailing-newline",
+        "gemini",
+        gemini(**{"ok\n": {"type": "noul", "instructions": "x"}}),
+        [("question.key_pattern", '$.questions["ok\\n"]')],
+    ),
+    (
+        "key-dot",
+        "gemini",
+        gemini(**{"a.b": {"type": "noul", "instructions": "x"}}),
+        [("question.key_pattern", '$.questions["a.b"]')],
+    ),
+    (
+        "key-empty",
+        "gemini",
+        gemini(**{"": {"type": "noul", "instructions": "x"}}),
+        [("question.key_length", '$.questions[""]')],
+    ),
+    (
+        "key-non-ascii",
+        "parallel",
+        parallel(**{"café": {"type": "noul", "instructions": "x"}}),
+        [("question.key_pattern", '$.questions["café"]')],
+    ),
+    # question shape
+    (
+        "type-unsupported",
+        "gemini",
+        gemini(q={"type": "bool", "instructions": "x"}),
+        [("question.type", "$.questions.q.type")],
+    ),
+    (
+        "type-missing",
+        "gemini",
+        gemini(q={"instructions": "x"}),
+        [("schema.required", "$.questions.q")],
+    ),
+    (
+        "question-extra",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": "x", "weight": 2}),
+        [("schema.unknown_member", "$.questions.q.weight")],
+    ),
+    (
+        "choice-no-criteria",
+        "gemini",
+        gemini(q={"type": "choice", "instructions": "x"}),
+        [("schema.required", "$.questions.q")],
+    ),
+    (
+        "score-no-criteria",
+        "gemini",
+        gemini(q={"type": "score", "instructions": "x"}),
+        [("schema.required", "$.questions.q")],
+    ),
+    ("question-not-object", "gemini", gemini(q="Is it?"), [("schema.type", "$.questions.q")]),
+    # instructions
+    (
+        "instructions-empty",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": ""}),
+        [("instructions.empty", "$.questions.q.instructions")],
+    ),
+    (
+        "instructions-blank",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": "  "}),
+        [("instructions.blank", "$.questions.q.instructions")],
+    ),
+    (
+        "instructions-block",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": {"type": "text", "text": "Is it?"}}),
+        [],
+    ),
+    (
+        "instructions-blocks",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": [{"type": "text", "text": "Is it?"}]}),
+        [],
+    ),
+    (
+        "instructions-empty-array",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": []}),
+        [("instructions.empty", "$.questions.q.instructions")],
+    ),
+    (
+        "instructions-image-block",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": [{"type": "image", "text": "x"}]}),
+        [("schema.const", "$.questions.q.instructions[0].type")],
+    ),
+    (
+        "instructions-number",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": 5}),
+        [("schema.type", "$.questions.q.instructions")],
+    ),
+    (
+        "parallel-instructions-block",
+        "parallel",
+        parallel(q={"type": "noul", "instructions": {"type": "text", "text": "Is it?"}}),
+        [("instructions.form", "$.questions.q.instructions")],
+    ),
+    (
+        "annotations-ok",
+        "gemini",
+        gemini(
+            q={
+                "type": "noul",
+                "instructions": [
+                    {
+                        "type": "text",
+                        "text": "Is it?",
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "url": "https://example.com",
+                                "title": "t",
+                                "start_index": 0,
+                                "end_index": 3,
+                            },
+                            {
+                                "type": "place_citation",
+                                "place_id": "places/x",
+                                "review_snippets": [
+                                    {"title": "a", "url": "https://e.com", "review_id": "r"}
+                                ],
+                            },
+                        ],
+                    }
+                ],
+            }
+        ),
+        [],
+    ),
+    (
+        "annotation-unknown-type",
+        "gemini",
+        gemini(
+            q={
+                "type": "noul",
+                "instructions": [
+                    {"type": "text", "text": "x", "annotations": [{"type": "footnote"}]}
+                ],
+            }
+        ),
+        [("annotation.type", "$.questions.q.instructions[0].annotations[0].type")],
+    ),
+    (
+        "annotation-wrong-member-type",
+        "gemini",
+        gemini(
+            q={
+                "type": "noul",
+                "instructions": {
+                    "type": "text",
+                    "text": "x",
+                    "annotations": [{"type": "file_citation", "page_number": "3", "extra": 1}],
+                },
+            }
+        ),
+        [
+            ("schema.type", "$.questions.q.instructions.annotations[0].page_number"),
+            ("schema.unknown_member", "$.questions.q.instructions.annotations[0].extra"),
+        ],
+    ),
+    # noul criteria
+    (
+        "noul-criteria",
+        "gemini",
+        gemini(
+            q={
+                "type": "noul",
+                "instructions": "x",
+                "criteria": {"true_description": "yes", "false_description": ""},
+            }
+        ),
+        [],
+    ),
+    (
+        "noul-criteria-extra",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": "x", "criteria": {"maybe": "?"}}),
+        [("schema.unknown_member", "$.questions.q.criteria.maybe")],
+    ),
+    (
+        "noul-criteria-non-string",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": "x", "criteria": {"true_description": 1}}),
+        [("schema.type", "$.questions.q.criteria.true_description")],
+    ),
+    # option counts
+    (
+        "options-1",
+        "gemini",
+        gemini(q=choice_q(ids(1))),
+        [("option.count", "$.questions.q.criteria")],
+    ),
+    ("options-2", "gemini", gemini(q=choice_q(ids(2))), []),
+    ("options-255", "gemini", gemini(q=choice_q(ids(255))), []),
+    (
+        "options-256",
+        "gemini",
+        gemini(q=choice_q(ids(256))),
+        [("option.count", "$.questions.q.criteria")],
+    ),
+    (
+        "options-list",
+        "gemini",
+        gemini(q=choice_q(["a", "b"])),
+        [("schema.type", "$.questions.q.criteria")],
+    ),
+    # option IDs
+    ("id-128-chars", "gemini", gemini(q=choice_q({"a" * 128: "", "b": ""})), []),
+    (
+        "id-129-chars",
+        "gemini",
+        gemini(q=choice_q({"a" * 129: "", "b": ""})),
+        [("option.id_length", f"$.questions.q.criteria.{'a' * 129}")],
+    ),
+    ("id-128-four-byte", "gemini", gemini(q=choice_q({FOUR_BYTE * 128: "", "b": ""})), []),
+    (
+        "id-128-flags",
+        "gemini",
+        gemini(q=choice_q({FLAG * 128: "", "b": ""})),
+        [
+            ("option.id_length", f'$.questions.q.criteria["{FLAG * 128}"]'),
+            ("option.id_bytes", f'$.questions.q.criteria["{FLAG * 128}"]'),
+        ],
+    ),
+    (
+        "id-empty",
+        "gemini",
+        gemini(q=choice_q({"": "", "b": ""})),
+        [("option.id_length", '$.questions.q.criteria[""]')],
+    ),
+    (
+        "id-leading-space",
+        "gemini",
+        gemini(q=choice_q({" refund": "", "b": ""})),
+        [("option.whitespace", '$.questions.q.criteria[" refund"]')],
+    ),
+    (
+        "id-trailing-nbsp",
+        "gemini",
+        gemini(q={"type": "choice", "instructions": "x", "criteria": {"refund\xa0": "", "b": ""}}),
+        [("option.whitespace", '$.questions.q.criteria["refund\\u00a0"]')],
+    ),
+    ("id-interior-space", "gemini", gemini(q=choice_q({"full refund": "", "b": ""})), []),
+    ("id-interior-two-spaces", "gemini", gemini(q=choice_q({"full  refund": "", "b": ""})), []),
+    (
+        "id-interior-tab",
+        "gemini",
+        gemini(q=choice_q({"full\trefund": "", "b": ""})),
+        [("option.control", '$.questions.q.criteria["full\\trefund"]')],
+    ),
+    (
+        "id-interior-nbsp",
+        "gemini",
+        gemini(q=choice_q({"full\u00a0refund": "", "b": ""})),
+        [("option.interior_whitespace", '$.questions.q.criteria["full\\u00a0refund"]')],
+    ),
+    (
+        "id-interior-em-space",
+        "gemini",
+        gemini(q=choice_q({"full\u2003refund": "", "b": ""})),
+        [("option.interior_whitespace", '$.questions.q.criteria["full\\u2003refund"]')],
+    ),
+    (
+        "id-newline",
+        "gemini",
+        gemini(q=choice_q({"a\nb": "", "b": ""})),
+        [("option.control", '$.questions.q.criteria["a\\nb"]')],
+    ),
+    (
+        "id-del",
+        "gemini",
+        gemini(q=choice_q({"a\x7fb": "", "b": ""})),
+        [("option.control", '$.questions.q.criteria["a\\u007fb"]')],
+    ),
+    (
+        "id-c1-control",
+        "gemini",
+        gemini(q=choice_q({"a\x85b": "", "b": ""})),
+        [("option.control", '$.questions.q.criteria["a\\u0085b"]')],
+    ),
+    (
+        "id-zero-width-space",
+        "gemini",
+        gemini(q=choice_q({"a\u200bb": "", "b": ""})),
+        [("option.format_char", '$.questions.q.criteria["a\\u200bb"]')],
+    ),
+    (
+        "id-bom",
+        "gemini",
+        gemini(q=choice_q({"\ufeffa": "", "b": ""})),
+        [("option.format_char", '$.questions.q.criteria["\\ufeffa"]')],
+    ),
+    ("id-private-use-ok", "gemini", gemini(q=choice_q({"a\ue000": "", "b": ""})), []),
+    ("id-emoji-ok", "gemini", gemini(q=choice_q({"\U0001f600 happy": "", "sad": ""})), []),
+    (
+        "description-non-string",
+        "gemini",
+        gemini(q=choice_q({"a": 1, "b": None})),
+        [("schema.type", "$.questions.q.criteria.a"), ("schema.type", "$.questions.q.criteria.b")],
+    ),
+    (
+        "catch-all",
+        "gemini",
+        gemini(q=choice_q({"billing": "", "None_Of_The_Above": ""})),
+        [("option.catch_all", "$.questions.q.criteria.None_Of_The_Above")],
+    ),
+    (
+        "similar-case",
+        "gemini",
+        gemini(q=choice_q({"Refund": "", "refund": ""})),
+        [("option.similar", "$.questions.q.criteria.refund")],
+    ),
+    (
+        "similar-nfc",
+        "gemini",
+        gemini(q=choice_q({"caf\u00e9": "", "cafe\u0301": ""})),
+        [("option.similar", '$.questions.q.criteria["cafe\u0301"]')],
+    ),
+    ("distinct-non-ascii", "gemini", gemini(q=choice_q({"caf\u00e9": "", "cafe": ""})), []),
+    # score levels
+    ("levels-1", "gemini", gemini(q=score_q(["a"])), [("level.count", "$.questions.q.criteria")]),
+    ("levels-2", "gemini", gemini(q=score_q(["a", "b"])), []),
+    ("levels-10", "gemini", gemini(q=score_q([str(i) for i in range(10)])), []),
+    (
+        "levels-11",
+        "gemini",
+        gemini(q=score_q([str(i) for i in range(11)])),
+        [("level.many", "$.questions.q.criteria")],
+    ),
+    (
+        "levels-255",
+        "gemini",
+        gemini(q=score_q([str(i) for i in range(255)])),
+        [("level.many", "$.questions.q.criteria")],
+    ),
+    (
+        "levels-256",
+        "gemini",
+        gemini(q=score_q([str(i) for i in range(256)])),
+        [("level.count", "$.questions.q.criteria")],
+    ),
+    (
+        "level-empty",
+        "gemini",
+        gemini(q=score_q(["a", ""])),
+        [("level.empty", "$.questions.q.criteria[1]")],
+    ),
+    (
+        "level-number",
+        "gemini",
+        gemini(q=score_q(["a", 2])),
+        [("schema.type", "$.questions.q.criteria[1]")],
+    ),
+    (
+        "level-duplicate",
+        "gemini",
+        gemini(q=score_q(["a", "b", "a"])),
+        [("level.duplicate", "$.questions.q.criteria[2]")],
+    ),
+    (
+        "levels-object",
+        "gemini",
+        gemini(q=score_q({"0": "a"})),
+        [("schema.type", "$.questions.q.criteria")],
+    ),
+    # parallel members
+    ("parallel-mode-fast", "parallel", with_(parallel(), _set(("mode",), "fast")), []),
+    (
+        "parallel-mode-slow",
+        "parallel",
+        with_(parallel(), _set(("mode",), "slow")),
+        [("mode.unknown", "$.mode")],
+    ),
+    (
+        "parallel-excerpts-bool",
+        "parallel",
+        with_(parallel(), _set(("include_excerpts",), False)),
+        [],
+    ),
+    (
+        "parallel-excerpts-string",
+        "parallel",
+        with_(parallel(), _set(("include_excerpts",), "true")),
+        [("schema.type", "$.include_excerpts")],
+    ),
+    (
+        "parallel-excerpts-zero",
+        "parallel",
+        with_(parallel(), _set(("include_excerpts",), 0)),
+        [("schema.type", "$.include_excerpts")],
+    ),
+    (
+        "parallel-state-any",
+        "parallel",
+        with_(parallel(), _set(("state",), [1, "two", None, {"x": 1.5}])),
+        [],
+    ),
+    (
+        "parallel-state-nan",
+        "parallel",
+        with_(parallel(), _set(("state",), {"x": float("nan")})),
+        [("json.non_finite", "$.state.x")],
+    ),
+    (
+        "parallel-missing-state",
+        "parallel",
+        with_(parallel(), _del(("state",))),
+        [("schema.required", "$")],
+    ),
+    (
+        "parallel-model-refused",
+        "parallel",
+        with_(parallel(), _set(("model",), "gemini-decision-1")),
+        [("schema.unknown_member", "$.model")],
+    ),
+    (
+        "gemini-state-refused",
+        "gemini",
+        with_(gemini(), _set(("state",), {})),
+        [("schema.unknown_member", "$.state")],
+    ),
+]
+
+
+def _found(body: Any, target: str) -> list[tuple[str, str]]:
+    return [(p.code, p.json_path) for p in di.iter_problems(body, target=target)]
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_rule(target: str, body: Any, expected: list[tuple[str, str]]) -> None:
+    assert _found(body, target) == expected
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_rule_on_json_text(target: str, body: Any, expected: list[tuple[str, str]]) -> None:
+    if "nan" in str(body):
+        pytest.skip("NaN is not JSON text")
+    assert _found(json.dumps(body), target) == expected
+
+
+SEED_REQUESTS = sorted(REQUESTS.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", SEED_REQUESTS, ids=[p.stem for p in SEED_REQUESTS])
+def test_seed_examples_are_accepted(path: Path) -> None:
+    target = "parallel" if path.name.startswith("parallel") else "gemini"
+    assert [p for p in di.iter_problems(path.read_bytes(), target=target) if p.is_error] == []
+
+
+def test_strict_turns_warnings_into_errors() -> None:
+    body = gemini(q=score_q([str(i) for i in range(11)]))
+    assert di.is_valid(body)
+    assert not di.is_valid(body, strict=True)
+    problems = list(di.iter_problems(body, strict=True))
+    assert [(p.code, p.severity) for p in problems] == [("level.many", di.Severity.ERROR)]
+
+
+def test_check_raises_with_every_problem() -> None:
+    body = gemini(a={"type": "bool", "instructions": ""}, b=choice_q(ids(1)))
+    with pytest.raises(di.InvalidInput) as info:
+        di.check(body)
+    assert info.value.codes == ("question.type", "instructions.empty", "option.count")
+    assert isinstance(info.value, ValueError)
+
+
+def test_check_returns_warnings() -> None:
+    body = gemini(q=choice_q({"a": "", "none_of_the_above": ""}))
+    assert [p.code for p in di.check(body)] == ["option.catch_all"]
+
+
+def test_iter_problems_is_lazy() -> None:
+    body = gemini(**{f"q{i}": {"type": "bool", "instructions": "x"} for i in range(1000)})
+    problems = di.iter_problems(body)
+    first = next(problems)
+    assert first.json_path == "$.questions.q0.type"
+
+
+def test_best_problem_prefers_errors_then_short_paths() -> None:
+    body = gemini(q=choice_q({"a": "", "none_of_the_above": ""}))
+    body["stream"] = True
+    best = di.best_problem(di.iter_problems(body))
+    assert best is not None and (best.code, best.json_path) == ("schema.unknown_member", "$.stream")
+    assert di.best_problem([]) is None
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(di.InvalidInput) as info:
+        list(di.iter_problems({}, target="openai"))
+    assert info.value.codes == ("target.unknown",)
+
+
+def test_derived_limits_accept_a_new_model() -> None:
+    mine = GEMINI.derive(MODELS=GEMINI.MODELS | {"gemini-decision-2"})
+    body = with_(gemini(), _set(("model",), "gemini-decision-2"))
+    assert _found(body, "gemini") == [("model.unknown", "$.model")]
+    assert list(di.iter_problems(body, limits=mine)) == []
+    assert "gemini-decision-2" not in GEMINI.MODELS
+
+
+def test_parallel_instruction_blocks_can_be_allowed() -> None:
+    relaxed = PARALLEL.derive(INSTRUCTION_FORMS=frozenset({"string", "block", "blocks"}))
+    body = parallel(q={"type": "noul", "instructions": {"type": "text", "text": "Is it?"}})
+    assert list(di.iter_problems(body, limits=relaxed)) == []
+
+
+class _Model:
+    """Stands in for a pydantic-style model: anything with ``model_dump``."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+
+    def model_dump(self, **options: Any) -> dict[str, Any]:
+        assert options == {"mode": "json", "by_alias": True, "exclude_none": True}
+        return self.body
+
+
+def test_accepts_objects_with_model_dump() -> None:
+    assert list(di.iter_problems(_Model(gemini()))) == []
+    assert _found(_Model(with_(gemini(), _set(("stream",), 1))), "gemini") == [
+        ("schema.unknown_member", "$.stream")
+    ]
+
+
+def test_accepts_a_real_pydantic_model() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Body(pydantic.BaseModel):  # type: ignore[name-defined,misc]
+        model: str
+        input: str
+        questions: dict[str, dict[str, str]]
+        note: str | None = None
+
+    body = Body(**gemini())
+    assert list(di.iter_problems(body)) == []
