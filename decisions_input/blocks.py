@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Literal
@@ -24,7 +25,7 @@ from .limits import GEMINI, Limits
 
 if TYPE_CHECKING:
     from .sniffing import Detected
-    from .sources import Opened
+    from .sources import Opened, RemoteCheck
 
 __all__ = [
     "Block",
@@ -166,7 +167,7 @@ def image(
     uri: str | None = None,
     mime_type: str | None = None,
     resolution: str | None = None,
-    verify: bool = False,
+    verify: bool | RemoteCheck = False,
     limits: Limits = GEMINI,
 ) -> MediaBlock:
     """Build an image block from bytes (sniffed) or an https URL (not fetched unless verify).
@@ -181,7 +182,7 @@ def audio(
     *,
     uri: str | None = None,
     mime_type: str | None = None,
-    verify: bool = False,
+    verify: bool | RemoteCheck = False,
     limits: Limits = GEMINI,
 ) -> MediaBlock:
     """Build an audio block from bytes (sniffed) or an https URL.
@@ -197,7 +198,7 @@ def video(
     uri: str | None = None,
     mime_type: str | None = None,
     resolution: str | None = None,
-    verify: bool = False,
+    verify: bool | RemoteCheck = False,
     limits: Limits = GEMINI,
 ) -> MediaBlock:
     """Build a video block from bytes (sniffed) or an https URL.
@@ -212,7 +213,7 @@ def document(
     *,
     uri: str | None = None,
     mime_type: str | None = None,
-    verify: bool = False,
+    verify: bool | RemoteCheck = False,
     limits: Limits = GEMINI,
 ) -> MediaBlock:
     """Build a PDF document block from bytes (sniffed, pages counted) or an https URL.
@@ -228,7 +229,7 @@ def media(
     uri: str | None = None,
     mime_type: str | None = None,
     resolution: str | None = None,
-    verify: bool = False,
+    verify: bool | RemoteCheck = False,
     limits: Limits = GEMINI,
 ) -> MediaBlock:
     """Build a block whose modality is chosen by sniffing (or by the declared type of a URI).
@@ -257,7 +258,7 @@ def _build(
     uri: str | None,
     mime_type: str | None,
     resolution: str | None,
-    verify: bool,
+    verify: bool | RemoteCheck,
     limits: Limits,
 ) -> MediaBlock:
     if (src is None) == (uri is None):
@@ -281,7 +282,7 @@ def _from_uri(
     uri: str,
     mime_type: str | None,
     resolution: str | None,
-    verify: bool,
+    verify: bool | RemoteCheck,
     limits: Limits,
 ) -> MediaBlock:
     kind = kind or _kind_of_mime(mime_type, limits) or "image"
@@ -291,16 +292,23 @@ def _from_uri(
     if resolution is not None:
         raw["resolution"] = resolution
     problems = list(check_media_block(raw, (), limits))
+    allowed = verify.allow_hosts if not isinstance(verify, bool) else frozenset()
+    if allowed and urllib.parse.urlsplit(uri).hostname in allowed:
+        problems = [p for p in problems if p.code != "uri.unreachable_host"]
     if verify and not any(p.severity is Severity.ERROR for p in problems):
-        problems.extend(_remote_problems(kind, uri, mime_type, limits))
+        problems.extend(_remote_problems(kind, uri, mime_type, limits, verify))
     warnings = _raise_errors(problems)
     assert mime_type is not None  # a missing mime_type is an error above
     return MediaBlock(kind, mime_type, resolution, uri, None, warnings)  # type: ignore[arg-type]
 
 
-def _remote_problems(kind: str, uri: str, mime_type: str | None, limits: Limits) -> list[Problem]:
+def _remote_problems(
+    kind: str, uri: str, mime_type: str | None, limits: Limits, verify: bool | RemoteCheck
+) -> list[Problem]:
     from .sniffing import sniff_bytes
-    from .sources import iter_remote_problems
+    from .sources import RemoteCheck, iter_remote_problems
+
+    settings = verify if isinstance(verify, RemoteCheck) else RemoteCheck()
 
     def sniff_head(head: bytes, declared: str | None) -> Iterator[Problem]:
         from .media_checks import compare_detected
@@ -310,7 +318,14 @@ def _remote_problems(kind: str, uri: str, mime_type: str | None, limits: Limits)
 
     return list(
         iter_remote_problems(
-            uri, ("uri",), mime_type=mime_type, limits=limits, sniff_head=sniff_head
+            uri,
+            ("uri",),
+            mime_type=mime_type,
+            limits=limits,
+            sniff_head=sniff_head,
+            ssl_context=settings.ssl_context,
+            timeout=settings.timeout,
+            allow_hosts=settings.allow_hosts,
         )
     )
 

@@ -751,7 +751,7 @@ def check_noul_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Prob
 
 
 def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check choice criteria: 2 to 255 options, valid IDs, string descriptions."""
+    """Check choice criteria: the option count, every option ID, string descriptions."""
     if type(value) is not dict:
         yield _wrong_type(value, path, "an object mapping option IDs to descriptions")
         return
@@ -931,7 +931,7 @@ def _fold(text: str) -> str:
 
 
 def check_score_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check score criteria: 2 to 255 non-empty level strings, in ascending order."""
+    """Check score criteria: the level count, non-empty level strings, repeats."""
     if type(value) is not list:
         yield _wrong_type(value, path, "an array of level descriptions")
         return

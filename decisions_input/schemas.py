@@ -254,8 +254,8 @@ def _describe(exc: Exception) -> str:
     """Name a foreign exception briefly; reference errors would print the whole document."""
     ref = getattr(exc, "ref", None)
     if isinstance(ref, str):
-        return f"{type(exc).__name__}: {ref!r} does not resolve"
-    return f"{type(exc).__name__}: {exc}"
+        return f"its schema refers to {ref!r}, which does not resolve"
+    return f"{type(exc).__name__.lstrip('_')}: {exc}"
 
 
 def _short(text: str) -> str:

@@ -71,6 +71,7 @@ from .limits import GEMINI, Limits
 __all__ = [
     "EXTENSION_MIME_TYPES",
     "Opened",
+    "RemoteCheck",
     "RemoteError",
     "RemoteHead",
     "SniffHead",
@@ -1208,6 +1209,21 @@ def _redirect_target(
         msg = f"redirect {hop + 1} leads to {redact_uri(target)}: {errors[0].message}"
         raise RemoteError("uri.redirect", msg)
     return target
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteCheck:
+    """Settings of the opt-in remote check of a URI block (``verify=RemoteCheck(...)``).
+
+    ``allow_hosts`` exempts named hosts from ``uri.unreachable_host`` for this check only
+    (a test that runs a local server needs it); it is empty by default.
+
+    .. versionadded:: 0.1
+    """
+
+    timeout: float = 10.0
+    ssl_context: ssl.SSLContext | None = None
+    allow_hosts: frozenset[str] = frozenset()
 
 
 def fetch_head(

@@ -879,6 +879,9 @@ def test_non_string_uri_is_syntax() -> None:
 # --- remote check against a local https server ----------------------------------------------
 
 SMALL = PAYLOAD
+REAL_PNG = (
+    pathlib.Path(__file__).parent.parent / "testdata" / "media" / "png_pillow.png"
+).read_bytes()
 HUGE_TOTAL = 20_000_000
 IGNORED_RANGE_TOTAL = 50_000_000
 
@@ -961,6 +964,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 ROUTES: dict[str, Callable[[Handler], None]] = {
     "/small.png": lambda h: h._ranged(SMALL),
+    "/real.png": lambda h: h._ranged(REAL_PNG),
     "/empty.png": lambda h: h._ranged(b""),
     "/huge.mp4": lambda h: h._ranged(bytes(70_000), total=str(HUGE_TOTAL), ctype="video/mp4"),
     "/unknown-total.png": lambda h: h._ranged(SMALL, total="*"),
@@ -1227,3 +1231,44 @@ def test_opened_is_exported_type() -> None:
     with open_source(b"") as opened:
         assert isinstance(opened, Opened)
         assert opened.size == 0 and opened.head(5) == b"" and list(opened.iter_chunks()) == []
+
+
+# The same check through the block builders: di.image(uri=..., verify=RemoteCheck(...)).
+VERIFY_CASES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
+    "real-png": ("/real.png", "image/png", []),
+    "declared-jpeg": (
+        "/real.png",
+        "image/jpeg",
+        [("uri.extension", "$.uri"), ("mime.mismatch", "$.mime_type")],
+    ),
+    "not-a-png": ("/small.png", "image/png", [("media.corrupt", "$.uri")]),
+    "missing": ("/missing.png", "image/png", [("uri.not_found", "$.uri")]),
+}
+
+
+@pytest.mark.parametrize(
+    ("route", "mime", "expected"), VERIFY_CASES.values(), ids=VERIFY_CASES.keys()
+)
+def test_builder_verify(
+    remote: Remote, route: str, mime: str, expected: list[tuple[str, str]]
+) -> None:
+    import decisions_input as di
+    from decisions_input.sources import RemoteCheck
+
+    check = RemoteCheck(
+        timeout=3.0, ssl_context=remote.trusting, allow_hosts=frozenset({"127.0.0.1"})
+    )
+    if not expected:
+        block = di.image(uri=remote.url(route), mime_type=mime, verify=check)
+        assert (block.uri, block.mime_type) == (remote.url(route), mime)
+        return
+    with pytest.raises(di.InvalidInput) as info:
+        di.image(uri=remote.url(route), mime_type=mime, verify=check)
+    assert [(p.code, p.json_path) for p in info.value.problems] == expected
+
+
+def test_builder_does_not_fetch_without_verify(remote: Remote) -> None:
+    import decisions_input as di
+
+    di.image(uri="https://example.com/missing.png", mime_type="image/png")
+    assert remote.connections == []
