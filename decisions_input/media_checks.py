@@ -8,10 +8,10 @@ container structure it walks, not the whole payload.
 from __future__ import annotations
 
 import binascii
-import io
 from collections.abc import Iterator
 from typing import Any
 
+from ._streams import ReadOnlyStream
 from .errors import Path, Problem
 from .limits import Limits
 
@@ -44,7 +44,7 @@ class DeferredData(str):
         return self.base64_length
 
 
-class Base64Stream(io.RawIOBase):
+class Base64Stream(ReadOnlyStream):
     """A read-only, seekable byte stream over base64 text, decoding on demand.
 
     The text must already have passed the base64 check (standard alphabet, padded, no
@@ -52,47 +52,19 @@ class Base64Stream(io.RawIOBase):
     """
 
     def __init__(self, text: str) -> None:
-        super().__init__()
-        self._text = text
         padding = len(text) - len(text.rstrip("="))
-        self._size = len(text) // 4 * 3 - padding
-        self._pos = 0
+        super().__init__(len(text) // 4 * 3 - padding)
+        self._text = text
 
     @property
     def size(self) -> int:
         """The decoded length in bytes."""
         return self._size
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET, /) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
-        if base + offset < 0:
-            raise ValueError("negative seek position")
-        self._pos = base + offset
-        return self._pos
-
-    def read(self, size: int | None = -1, /) -> bytes:
-        start = self._pos
-        end = self._size if size is None or size < 0 else min(self._size, start + size)
-        if end <= start:
-            return b""
-        first, last = start // 3, (end + 2) // 3
+    def _read_at(self, pos: int, n: int) -> bytes:
+        first, last = pos // 3, (pos + n + 2) // 3
         chunk = binascii.a2b_base64(self._text[first * 4 : last * 4])
-        self._pos = end
-        return chunk[start - first * 3 : end - first * 3]
-
-    def readinto(self, buffer: Any, /) -> int:
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
+        return chunk[pos - first * 3 : pos + n - first * 3]
 
 
 def check_media_data(block: Any, path: Path, limits: Limits) -> Iterator[Problem]:

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ._streams import ReadOnlyStream
 from .errors import SourceError
 from .limits import GEMINI, Limits
 
@@ -238,34 +239,21 @@ class _Source:
         return start, self._tail
 
 
-class _RawView(io.RawIOBase):
-    """A read-only file object over a :class:`_Source`, for Pillow and pypdf."""
+class _RawView(ReadOnlyStream):
+    """A read-only file object over a :class:`_Source`, for Pillow and pypdf.
+
+    A seek before the start lands on 0: pypdf looks back a fixed distance from the end.
+    """
+
+    clamp_negative = True
 
     def __init__(self, src: _Source) -> None:
-        super().__init__()
+        super().__init__(src.size)
         self._src = src
-        self._pos = 0
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self._pos, 2: self._src.size}[whence]
-        self._pos = max(0, base + offset)
-        return self._pos
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+    def _read_at(self, pos: int, n: int) -> bytes:
         self._src.step()
-        data = self._src.at(self._pos, len(buffer))
-        buffer[: len(data)] = data
-        self._pos += len(data)
-        return len(data)
+        return self._src.at(pos, n)
 
 
 def _buffered(src: _Source) -> io.BufferedReader:

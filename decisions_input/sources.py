@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
 from typing import IO, Any, Final
 
+from ._streams import ReadOnlyStream
 from ._types import Source
 from .errors import Path, Problem, Severity, SourceError
 from .limits import GEMINI, Limits
@@ -171,91 +172,38 @@ def _source_error(name: str | None, doing: str, exc: BaseException) -> SourceErr
 # --- streams --------------------------------------------------------------------------------
 
 
-class _MemoryStream(io.BufferedIOBase):
+class _MemoryStream(ReadOnlyStream):
     """A read-only, seekable binary stream over a byte memoryview; reads copy only slices."""
 
     def __init__(self, view: memoryview) -> None:
-        super().__init__()
+        super().__init__(len(view))
         self._view = view
-        self._pos = 0
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        self._check_open()
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET, /) -> int:
-        self._pos = _new_position(self._check_open(), self._pos, offset, whence)
-        return self._pos
-
-    def read(self, size: int | None = -1, /) -> bytes:
-        end = _read_end(self._check_open(), self._pos, size)
-        if end <= self._pos:
-            return b""
-        data = self._view[self._pos : end].tobytes()
-        self._pos = end
-        return data
-
-    def read1(self, size: int | None = -1, /) -> bytes:
-        return self.read(size)
-
-    def readinto(self, buffer: Any, /) -> int:
-        target = memoryview(buffer).cast("B")
-        data = self.read(len(target))
-        target[: len(data)] = data
-        return len(data)
+    def _read_at(self, pos: int, n: int) -> bytes:
+        return self._view[pos : pos + n].tobytes()
 
     def close(self) -> None:
         if not self.closed:
             self._view.release()
         super().close()
 
-    def _check_open(self) -> int:
-        if self.closed:
-            raise ValueError("I/O operation on closed stream")
-        return len(self._view)
 
-
-class _Window(io.BufferedIOBase):
+class _Window(ReadOnlyStream):
     """Bytes ``start`` to ``start + size`` of a seekable stream, seen from offset 0."""
 
     def __init__(self, raw: IO[bytes], start: int, size: int, name: str | None) -> None:
-        super().__init__()
+        super().__init__(size)
         self._raw = raw
         self._start = start
-        self._size = size
         self._name = name
-        self._pos = 0
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        self._check_open()
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET, /) -> int:
-        self._pos = _new_position(self._check_open(), self._pos, offset, whence)
-        return self._pos
-
-    def read(self, size: int | None = -1, /) -> bytes:
-        want = _read_end(self._check_open(), self._pos, size) - self._pos
-        if want <= 0:
-            return b""
+    def _read_at(self, pos: int, n: int) -> bytes:
         parts: list[bytes] = []
         got = 0
         try:
-            self._raw.seek(self._start + self._pos)
-            while got < want:
-                chunk = _checked_chunk(self._raw.read(want - got), self._name)
+            self._raw.seek(self._start + pos)
+            while got < n:
+                chunk = _checked_chunk(self._raw.read(n - got), self._name)
                 if not chunk:
                     break
                 parts.append(chunk)
@@ -264,42 +212,7 @@ class _Window(io.BufferedIOBase):
             raise
         except OSError as exc:
             raise _source_error(self._name, "read", exc) from exc
-        self._pos += got
         return b"".join(parts)
-
-    def read1(self, size: int | None = -1, /) -> bytes:
-        return self.read(size)
-
-    def readinto(self, buffer: Any, /) -> int:
-        target = memoryview(buffer).cast("B")
-        data = self.read(len(target))
-        target[: len(data)] = data
-        return len(data)
-
-    def _check_open(self) -> int:
-        if self.closed:
-            raise ValueError("I/O operation on closed stream")
-        return self._size
-
-
-def _new_position(size: int, pos: int, offset: int, whence: int) -> int:
-    if whence == io.SEEK_SET:
-        new = offset
-    elif whence == io.SEEK_CUR:
-        new = pos + offset
-    elif whence == io.SEEK_END:
-        new = size + offset
-    else:
-        raise ValueError(f"expected whence 0, 1 or 2, found {whence!r}")
-    if new < 0:
-        raise ValueError(f"negative seek position {new}")
-    return new
-
-
-def _read_end(size: int, pos: int, want: int | None) -> int:
-    if want is None or want < 0:
-        return size
-    return min(size, pos + want)
 
 
 def _checked_chunk(chunk: object, name: str | None) -> bytes:

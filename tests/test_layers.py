@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).parent.parent / "decisions_input"
 
 LAYERS = {
     "errors": 0,
+    "_streams": 0,
     "_types": 0,
     "limits": 1,
     "schemas": 1,
