@@ -89,7 +89,13 @@ class _Payload:
                 raise SourceError(f"{os.fspath(self.src)!r} changed after the block was built")
             return opened
         if hasattr(self.src, "seek"):
-            self.src.seek(self.start)
+            try:
+                self.src.seek(self.start)
+            except (OSError, ValueError) as exc:
+                raise SourceError(
+                    "the file object of this block cannot be read again (is it closed?); "
+                    "keep it open until the request is written, or pass a path or bytes"
+                ) from exc
         return open_source(self.src)
 
 
@@ -348,6 +354,24 @@ def _from_source(
     from .sniffing import sniff_stream
     from .sources import SourceTooLarge, open_source
 
+    if not isinstance(src, (str, os.PathLike, bytes, bytearray, memoryview)) and not callable(
+        getattr(src, "read", None)
+    ):
+        raise InvalidInput(
+            [
+                Problem(
+                    ("data",),
+                    "schema.type",
+                    "expected a path, bytes or a binary file object, found "
+                    f"{type(src).__name__}",
+                )
+            ]
+        )
+    if isinstance(src, (bytearray, memoryview)) and not (
+        isinstance(src, memoryview) and src.readonly
+    ):
+        # A mutable buffer could change before the request is written: keep a copy.
+        src = bytes(src)
     start = src.tell() if _seekable(src) else 0
     if not isinstance(src, (str, os.PathLike, bytes, bytearray, memoryview)) and not _seekable(src):
         src = _read_pipe(src, _max_bytes(kind, limits))

@@ -282,6 +282,8 @@ class Limits:
     MAX_URI_FILE_BYTES: int
     URI_SCHEMES: tuple[str, ...]
     YOUTUBE_HOSTS: frozenset[str]
+    YOUTUBE_HOST_LABELS: frozenset[str]
+    PRIVATE_HOST_SUFFIXES: frozenset[str]
     FILES_API_HOSTS: frozenset[str]
     MAX_REDIRECTS: int
     MAX_IMAGE_PIXELS: int
@@ -478,7 +480,18 @@ GEMINI = Limits(
             "youtu.be",
             "youtube-nocookie.com",
             "www.youtube-nocookie.com",
+            "yt.be",
         }
+    ),
+    # Any host with one of these labels before its last one is taken as YouTube too
+    # (youtube.de, www.youtube.co.uk, youtube.googleapis.com): the reading that refuses
+    # every host form of YouTube, at the cost of refusing an unrelated host so named.
+    YOUTUBE_HOST_LABELS=frozenset({"youtube", "youtube-nocookie"}),
+    # Name suffixes that only resolve inside private networks (RFC 6762 .local, RFC 8375
+    # home.arpa, ICANN's reserved .internal, and common private-network ones). The seeds
+    # say only "public or signed https URLs"; such hosts cannot be public.
+    PRIVATE_HOST_SUFFIXES=frozenset(
+        {"local", "localdomain", "internal", "intranet", "lan", "home", "corp", "home.arpa"}
     ),
     # 003 403 permission_denied: Google Files API URIs are only readable by their project.
     FILES_API_HOSTS=frozenset({"generativelanguage.googleapis.com"}),
@@ -891,9 +904,18 @@ _RULE_LIST: tuple[Rule, ...] = (
         "A Google Files API name or URL; only its own project can read it.",
         limits=("FILES_API_HOSTS",),
     ),
-    Rule("uri.youtube", "A YouTube URL; the API does not fetch them.", limits=("YOUTUBE_HOSTS",)),
+    Rule(
+        "uri.youtube",
+        "A YouTube URL; the API does not fetch them.",
+        limits=("YOUTUBE_HOSTS", "YOUTUBE_HOST_LABELS"),
+    ),
     Rule("uri.credentials", "The URI carries a user name or password."),
-    Rule("uri.unreachable_host", "The host is local, private, loopback or link-local."),
+    Rule(
+        "uri.unreachable_host",
+        "The host is local, private, loopback or link-local, or a name only a private "
+        "network resolves.",
+        limits=("PRIVATE_HOST_SUFFIXES",),
+    ),
     Rule("uri.extension", "The URI's file extension contradicts the declared MIME type.", _W),
     # Opt-in remote check (sources.iter_remote_problems)
     Rule(

@@ -8,6 +8,7 @@ NaN or Infinity. Arrays keep their order. The same request gives the same bytes 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
@@ -15,7 +16,7 @@ from typing import IO, Any
 from ._types import JSON, JSONObject
 from .blocks import MediaBlock, TextBlock
 from .checks import check_request
-from .errors import InvalidInput, Path, Problem, Severity
+from .errors import InvalidInput, Path, Problem, Severity, SourceError
 from .limits import Limits, limits_for
 from .media_checks import DeferredData
 from .questions import Question
@@ -157,6 +158,8 @@ class Request:
         Inline media are read again from their sources and encoded in bounded chunks
         straight into ``fp``; the bytes equal ``dumps().encode()``.
         """
+        if isinstance(fp, io.TextIOBase):
+            raise SourceError("expected a binary file object; open it with 'wb'")
         size = chunk_bytes or self.limits.CHUNK_BYTES
         written = fp.write(self._pieces[0].encode("utf-8")) or 0
         for block, piece in zip(self._media, self._pieces[1:], strict=True):

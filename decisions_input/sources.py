@@ -815,6 +815,31 @@ def _normalise_host(host: str) -> str:
     return host.lower().rstrip(".")
 
 
+def _port(parts: urllib.parse.SplitResult) -> int | None:
+    try:
+        return parts.port
+    except ValueError:
+        return None
+
+
+def _bad_host_name(host: str, labels: list[str]) -> str | None:
+    """Say what makes a host name impossible (length, empty label, bad punycode), or None."""
+    if ":" in host:
+        return None  # an IPv6 literal; checked as an address
+    if len(host) > 253 or any(len(label) > 63 for label in labels):
+        return "expected a host name of at most 253 characters and labels of at most 63"
+    if "" in labels:
+        return f"expected a host name without empty labels, found {host[:80]!r}"
+    for label in labels:
+        try:
+            label.encode("utf-8")
+            if label.startswith("xn--") and not label.encode("ascii").decode("idna"):
+                raise ValueError(label)
+        except (UnicodeError, ValueError):
+            return f"expected a valid host name, found the label {label[:63]!r}"
+    return None
+
+
 def _in_domain(host: str, domains: Iterable[str]) -> bool:
     return any(host == d or host.endswith("." + d) for d in domains)
 
@@ -889,14 +914,26 @@ def _files_api(path: Path, what: str) -> Problem:
 def _host_problems(host: str, url_path: str, path: Path, limits: Limits) -> Iterator[Problem]:
     if _in_domain(host, limits.FILES_API_HOSTS) and "/files/" in url_path.lower():
         yield _files_api(path, f"a Google Files API URL on {host}")
-    if _in_domain(host, limits.YOUTUBE_HOSTS) or _in_domain(host, ("youtube.com",)):
+    labels = host.split(".")
+    if _in_domain(host, limits.YOUTUBE_HOSTS) or not limits.YOUTUBE_HOST_LABELS.isdisjoint(
+        labels[:-1]
+    ):
         msg = f"{host} is YouTube, which the service does not fetch; pass the media as data"
         yield Problem(path, "uri.youtube", msg)
+    bad_name = _bad_host_name(host, labels)
+    if bad_name is not None:
+        yield Problem(path, "uri.syntax", bad_name)
+        return
     try:
         why = _unreachable_reason(host)
     except _NotAnAddress:
         yield Problem(path, "uri.syntax", f"expected a host name or IP address, found {host!r}")
         return
+    if why is None and ":" not in host and _loose_ipv4(host) is None:
+        if len(labels) == 1:
+            why = "a single-label name, which only a local network resolves"
+        elif _in_domain(host, limits.PRIVATE_HOST_SUFFIXES):
+            why = "a name that only a private network resolves"
     if why is not None:
         msg = f"the service cannot reach {host}, {why}; use a public https URL"
         yield Problem(path, "uri.unreachable_host", msg)
@@ -950,6 +987,9 @@ def iter_uri_problems(
     host = _normalise_host(parts.hostname or "")
     if not host:
         yield Problem(path, "uri.syntax", "expected a host after '//', found none")
+        return
+    if _port(parts) == 0:
+        yield Problem(path, "uri.syntax", "expected a port from 1 to 65535, found 0")
         return
     if parts.username is not None or parts.password is not None:
         msg = (

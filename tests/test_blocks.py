@@ -312,3 +312,32 @@ def test_validator_sniffs_inline_data(
     body: dict[str, Any], expected: list[tuple[str, str]]
 ) -> None:
     assert [(p.code, p.json_path) for p in di.iter_problems(body)] == expected
+
+
+def test_closed_file_object_is_a_source_error() -> None:
+    with open(m("webm_video.webm"), "rb") as fp:
+        req = _request(di.video(fp))
+    with pytest.raises(di.SourceError, match="closed"):
+        req.dump(io.BytesIO())
+
+
+def test_mutable_buffer_is_copied_when_built() -> None:
+    data = bytearray(m("gif_pillow.gif").read_bytes())
+    req = _request(di.image(data))
+    data[:] = b"X" * len(data)
+    assert (
+        req.to_dict()["input"][1]["data"]
+        == base64.b64encode(m("gif_pillow.gif").read_bytes()).decode()
+    )
+
+
+def test_source_of_a_wrong_type_is_refused() -> None:
+    with pytest.raises(di.InvalidInput) as info:
+        di.image(42)  # type: ignore[arg-type]
+    assert [(p.code, p.json_path) for p in info.value.problems] == [("schema.type", "$.data")]
+
+
+def test_dump_refuses_a_text_file(tmp_path: Path) -> None:
+    req = _request(di.image(m("png_pillow.png")))
+    with open(tmp_path / "out.json", "w") as out, pytest.raises(di.SourceError, match="binary"):
+        req.dump(out)  # type: ignore[arg-type]
