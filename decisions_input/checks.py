@@ -162,7 +162,7 @@ def _plainly_valid(key: str, value: Any, limits: Limits) -> bool:
         return False
     if key == "model":
         return value in limits.MODELS
-    return key == "input" and bool(value) and not value.isspace()
+    return key == "input" and bool(value) and value.isascii() and not value.isspace()
 
 
 def check_model(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -194,25 +194,75 @@ def check_boolean(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
 
 
 def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Accept any JSON value as state; the JSON text checks already refused NaN and the like."""
-    yield from _check_finite(value, path)
+    """Accept any JSON value as state, and refuse what no JSON text can hold.
+
+    A Python value may hold what JSON text cannot: NaN, numbers beyond a double, member
+    names that are not strings, lone surrogates, a container that holds itself, or more
+    nesting than the library's bound. The JSON text checks refuse these in text already.
+    """
+    yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
 
 
-def _check_finite(value: Any, path: Path) -> Iterator[Problem]:
-    # Iterative walk: a state may nest deeper than the interpreter's recursion limit.
-    stack: list[tuple[Any, Path]] = [(value, path)]
+_FLOAT_MAX = 1.7976931348623157e308
+
+
+def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:
+    # Iterative walk: a state may nest deeper than the interpreter's recursion limit. The
+    # containers on the way down are kept, so a container that holds itself is caught.
+    stack: list[tuple[Any, Path, tuple[int, ...], Problem | None]] = [(value, path, (), None)]
     while stack:
-        item, where = stack.pop()
+        item, where, above, name_problem = stack.pop()
+        if name_problem is not None:
+            yield name_problem
         kind = type(item)
-        if kind is float:
+        if kind is str:
+            problem = _surrogate_problem(item, where)
+            if problem is not None:
+                yield problem
+        elif kind is float:
             if item != item or item in (float("inf"), float("-inf")):
                 yield Problem(where, "json.non_finite", f"expected a finite number, found {item!r}")
-        elif kind is dict:
-            stack.extend((v, where + (k,)) for k, v in reversed(list(item.items())))
-        elif kind is list:
-            stack.extend((v, where + (i,)) for i, v in reversed(list(enumerate(item))))
-        elif kind not in (str, int, bool, type(None)):
+        elif kind is int:
+            if abs(item) > _FLOAT_MAX:
+                yield Problem(where, "json.number_range", "expected a number within a double's range")
+        elif kind is dict or kind is list:
+            if id(item) in above:
+                yield Problem(where, "json.too_deep", "the value holds itself; it has no JSON text")
+                continue
+            if len(above) >= max_depth:
+                yield Problem(
+                    where, "json.too_deep", f"expected at most {max_depth} levels of nesting"
+                )
+                continue
+            inner = above + (id(item),)
+            if kind is list:
+                stack.extend(
+                    (v, where + (i,), inner, None) for i, v in reversed(list(enumerate(item)))
+                )
+                continue
+            stack.extend(
+                (v, where + (k,), inner, _member_name_problem(k, where + (k,)))
+                for k, v in reversed(list(item.items()))
+            )
+        elif kind not in (bool, type(None)):
             yield Problem(where, "schema.type", f"expected a JSON value, found {kind.__name__}")
+
+
+def _member_name_problem(key: Any, path: Path) -> Problem | None:
+    if type(key) is not str:
+        return _wrong_type(key, path, "a string member name")
+    return _surrogate_problem(key, path)
+
+
+def _surrogate_problem(text: str, path: Path) -> Problem | None:
+    """A ``json.lone_surrogate`` problem when the text cannot be written as UTF-8, else None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return Problem(path, "json.lone_surrogate", "text holds a lone surrogate code point")
+    return None
 
 
 # --- input ---------------------------------------------------------------------------------
@@ -229,6 +279,8 @@ def check_input(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
                 if value
                 else "expected non-empty input, found an empty string",
             )
+        elif (problem := _surrogate_problem(value, path)) is not None:
+            yield problem
         return
     if type(value) is dict:
         yield from check_block(value, path, limits)
@@ -319,6 +371,8 @@ def _check_text_member(text: Any, path: Path) -> Iterator[Problem]:
         yield _wrong_type(text, path, "a string")
     elif not text:
         yield Problem(path, "text.empty", "expected non-empty text, found an empty string")
+    elif (problem := _surrogate_problem(text, path)) is not None:
+        yield problem
 
 
 def _check_inline_total(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -442,11 +496,15 @@ def check_questions(
     key_ok = _key_regex(limits.QUESTION_KEY_CHARS).fullmatch
     longest = limits.MAX_QUESTION_KEY_CHARS
     clean = _question_is_clean
+    measure = _measure_clean_question
     if _keys_are_clean(value, limits):
         chars = extra = strings = 0
         all_clean = True
         for key, question in value.items():
-            size = clean(question, limits)
+            try:
+                size = measure(question, limits)
+            except UnicodeEncodeError:  # a lone surrogate: the exact checks report it
+                size = None
             if size is None:
                 yield from check_question(question, path + (key,), limits)
                 size = _loose_size(question)
@@ -483,9 +541,9 @@ def _loose_size(question: Any) -> TextSize | None:
         if type(criteria) is dict:
             texts.extend(criteria.values())
         joined = "".join(texts)
-    except (KeyError, TypeError, AttributeError):
+        return (len(joined), _extra_bytes(joined), len(texts))
+    except (KeyError, TypeError, AttributeError, UnicodeEncodeError):
         return None
-    return (len(joined), 0 if joined.isascii() else _extra_bytes(joined), len(texts))
 
 
 def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
@@ -526,11 +584,22 @@ def _check_key(key: str, path: Path, limits: Limits) -> Iterator[Problem]:
 
 
 def _extra_bytes(text: str) -> int:
-    """UTF-8 bytes beyond one per character (0 for ASCII, answered in constant time)."""
-    return 0 if text.isascii() else len(text.encode("utf-8", "surrogatepass")) - len(text)
+    """UTF-8 bytes beyond one per character (0 for ASCII, answered in constant time).
+
+    Raises ``UnicodeEncodeError`` for a lone surrogate, which the shortcuts turn into "not
+    clean", so that the exact checks report it.
+    """
+    return 0 if text.isascii() else len(text.encode("utf-8")) - len(text)
 
 
 def _question_is_clean(question: Any, limits: Limits) -> TextSize | None:
+    try:
+        return _measure_clean_question(question, limits)
+    except UnicodeEncodeError:  # a lone surrogate somewhere: the exact checks report it
+        return None
+
+
+def _measure_clean_question(question: Any, limits: Limits) -> TextSize | None:
     """Return the question's text size only when it gives no problem at all, else None.
 
     A shortcut for the common case; anything unusual returns None and goes through
@@ -637,6 +706,8 @@ def check_instructions(value: Any, path: Path, limits: Limits) -> Iterator[Probl
             yield Problem(path, "instructions.empty", "expected non-empty instructions")
         elif not value.strip():
             yield Problem(path, "instructions.blank", "instructions are only whitespace", _W)
+        elif (problem := _surrogate_problem(value, path)) is not None:
+            yield problem
         return
     form = "block" if type(value) is dict else "blocks" if type(value) is list else None
     if form is None:
@@ -738,6 +809,8 @@ def _check_typed_members(
             yield _wrong_type(
                 member, path + (key,), _article(kind) if kind != "array" else "an array"
             )
+        elif kind == "string" and (problem := _surrogate_problem(member, path + (key,))):
+            yield problem
 
 
 def check_noul_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -762,8 +835,11 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
             "option.count",
             f"expected {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS} options, found {count}",
         )
-    if _choice_is_clean(value, limits):
-        return
+    try:
+        if _choice_is_clean(value, limits):
+            return
+    except UnicodeEncodeError:
+        pass
     if set(map(type, value)) - {str}:
         for key in value:
             if type(key) is not str:
@@ -777,6 +853,8 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
         yield from check_option_id(option_id, where, limits)
         if type(description) is not str:
             yield _wrong_type(description, where, "a description string (it may be empty)")
+        elif (problem := _surrogate_problem(description, where)) is not None:
+            yield problem
         if low in limits.CATCH_ALL_OPTION_IDS:
             yield Problem(
                 where,
@@ -950,7 +1028,11 @@ def check_score_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pro
             "recommended, since the score averages level indices",
             _W,
         )
-    if set(map(type, value)) - {str} or "" in value:
+    try:
+        plain = "".join(value).isascii()  # all strings, and no surrogate can hide in them
+    except TypeError:
+        plain = False
+    if not plain or "" in value:
         for index, level in enumerate(value):
             if type(level) is not str:
                 yield _wrong_type(level, path + (index,), "a level description string")
@@ -958,6 +1040,8 @@ def check_score_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pro
                 yield Problem(
                     path + (index,), "level.empty", "expected a non-empty level description"
                 )
+            elif (problem := _surrogate_problem(level, path + (index,))) is not None:
+                yield problem
     hashable = [v for v in value if type(v) is str]
     if len(set(hashable)) != len(hashable):
         first: dict[str, int] = {}

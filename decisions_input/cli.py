@@ -1285,7 +1285,7 @@ def _add_validate(subparsers: Any, streams: _Streams) -> None:
     _add_format(p)
     p.add_argument(
         "--jobs",
-        type=int,
+        type=_non_negative,
         default=0,
         metavar="N",
         help="worker processes (default 0: one process unless there are many files)",
@@ -1395,6 +1395,17 @@ def _parser(streams: _Streams) -> _Parser:
 
 
 # --- entry points ------------------------------------------------------------------------------
+
+
+def _non_negative(text: str) -> int:
+    """Parse a whole number of at least 0 for argparse."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, found {value}")
+    return value
 
 
 def main(

@@ -52,6 +52,9 @@ def render_json_path(path: Iterable[str | int]) -> str:
     for step in path:
         if isinstance(step, int):
             parts.append(f"[{step}]")
+        elif not isinstance(step, str):
+            # Not a JSON member name (a Python dict may have any key): show it as Python does.
+            parts.append(f"[{step!r}]")
         elif _PLAIN_MEMBER.fullmatch(step):
             parts.append(f".{step}")
         else:

@@ -574,7 +574,20 @@ def _base64_defect(data: str) -> str | None:
             f"expected a length that is a multiple of 4 (padded base64); found {n} characters, "
             f"padding missing at offset {n}"
         )
+    if pad:
+        # The bits of the last character that padding leaves unused must be zero; strict
+        # decoders refuse other values, since two texts would then decode the same.
+        last = n - pad - 1
+        unused = 0x0F if pad == 2 else 0x03
+        if _B64_ALPHABET.index(data[last]) & unused:
+            return (
+                f"expected canonical base64: the unused bits of {data[last]!r} at offset {last} "
+                "before the padding are not zero"
+            )
     return None
+
+
+_B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
 def base64_decoded_length(data: str) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ._types import JSON
 from .checks import check_request
-from .errors import InvalidInput, Problem, Severity
+from .errors import DecisionsInputError, InvalidInput, Problem, Severity
 from .limits import Limits, limits_for
 
 __all__ = ["best_problem", "check", "is_valid", "iter_problems", "to_json_value"]
@@ -80,7 +80,25 @@ def iter_problems(
     """
     table = _limits(target, limits)
     problems = check_request(body, (), table) if type(body) is dict else _iter(body, table)
-    return _apply_policy(problems, strict)
+    return _apply_policy(_guarded(problems), strict)
+
+
+def _guarded(problems: Iterator[Problem]) -> Iterator[Problem]:
+    """Turn an exception raised by a hostile Python object into a last problem.
+
+    JSON values never raise here; a mapping, a string subclass or a model whose own methods
+    raise do. The body cannot be read as JSON, which is what the final problem says.
+    """
+    try:
+        yield from problems
+    except DecisionsInputError:
+        raise
+    except Exception as exc:  # the caller's object raised while being read
+        yield Problem(
+            (),
+            "schema.type",
+            f"the body could not be read as JSON: {type(exc).__name__}: {exc}"[:300],
+        )
 
 
 def _iter(body: Any, table: Limits) -> Iterator[Problem]:
@@ -88,7 +106,15 @@ def _iter(body: Any, table: Limits) -> Iterator[Problem]:
     yield from text_problems
     if value is None and text_problems:
         return
-    yield from check_request(value, (), table)
+    if not text_problems:
+        yield from check_request(value, (), table)
+        return
+    # What the text already told about a place (NaN, a number beyond a double) is not told
+    # again by the checks of the parsed value.
+    told = {p.path for p in text_problems if p.code.startswith("json.")}
+    for problem in check_request(value, (), table):
+        if not (problem.code.startswith("json.") and problem.path in told):
+            yield problem
 
 
 def is_valid(

@@ -777,7 +777,8 @@ def test_base64_round_trip(data: bytes, head_bytes: int) -> None:
 @example(text="QUJD\n")
 def test_base64_is_at_least_as_strict_as_binascii_strict_mode(text: str) -> None:
     # One-way: CPython's strict mode accepts whole groups followed by stray padding
-    # ("DDDD=", "DDDD===="), which padded base64 (RFC 4648) does not allow.
+    # ("DDDD=", "DDDD===="), which padded base64 (RFC 4648) does not allow, and non-zero
+    # unused bits before the padding ("DD=="), which canonical base64 does not allow.
     problems, head = check_base64(text, (), head_bytes=64)
     try:
         decoded = binascii.a2b_base64(text, strict_mode=True)  # type: ignore[call-arg, unused-ignore]
@@ -787,9 +788,10 @@ def test_base64_is_at_least_as_strict_as_binascii_strict_mode(text: str) -> None
     if not problems:
         assert head == decoded
         assert base64_decoded_length(text) == len(decoded)
-    else:  # only stray padding after whole groups separates the verdicts
+    else:  # only stray padding or unused bits that are not zero separate the verdicts
         stripped = text.rstrip("=")
-        assert stripped != text and len(stripped) % 4 == 0
+        assert stripped != text
+        assert len(stripped) % 4 == 0 or "unused bits" in problems[0].message
 
 
 @pytest.mark.parametrize("text", ["DDDD=", "DDDD==", "DDDD===="])
@@ -1295,3 +1297,27 @@ def test_builder_does_not_fetch_without_verify(remote: Remote) -> None:
 
     di.image(uri="https://example.com/missing.png", mime_type="image/png")
     assert remote.connections == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("/9k=", True),
+        ("/9l=", False),
+        ("QQ==", True),
+        ("QR==", False),
+        ("QUI=", True),
+        ("QUJ=", False),
+    ],
+    ids=[
+        "canonical-1",
+        "dirty-bits-1",
+        "canonical-2",
+        "dirty-bits-2",
+        "canonical-3",
+        "dirty-bits-3",
+    ],
+)
+def test_base64_unused_bits_must_be_zero(text: str, ok: bool) -> None:
+    problems, _ = check_base64(text, ("data",), head_bytes=0)
+    assert [p.code for p in problems] == ([] if ok else ["data.base64"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -761,3 +761,110 @@ def test_accepts_a_real_pydantic_model() -> None:
 
     body = Body(**gemini())
     assert list(di.iter_problems(body)) == []
+
+
+# Python values that no JSON text can hold: refused with the code the text checks use.
+VALUES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
+    (
+        "surrogate-in-input",
+        "gemini",
+        with_(gemini(), _set(("input",), "a\ud800")),
+        [("json.lone_surrogate", "$.input")],
+    ),
+    (
+        "surrogate-in-instructions",
+        "gemini",
+        gemini(q={"type": "noul", "instructions": "x\udc00"}),
+        [("json.lone_surrogate", "$.questions.q.instructions")],
+    ),
+    (
+        "surrogate-in-level",
+        "gemini",
+        gemini(q=score_q(["a\ud800", "b"])),
+        [("json.lone_surrogate", "$.questions.q.criteria[0]")],
+    ),
+    (
+        "surrogate-in-description",
+        "gemini",
+        gemini(q=choice_q({"a": "d\ud800", "b": ""})),
+        [("json.lone_surrogate", "$.questions.q.criteria.a")],
+    ),
+    (
+        "state-oddities",
+        "parallel",
+        with_(parallel(), _set(("state",), {"k\ud800": 1, "n": 10**400, 1: 2})),
+        [
+            ("json.lone_surrogate", '$.state["k\\ud800"]'),
+            ("json.number_range", "$.state.n"),
+            ("schema.type", "$.state[1]"),
+        ],
+    ),
+    (
+        "question-key-tuple",
+        "gemini",
+        gemini(**{}) | {"questions": {(1, 2): {"type": "noul", "instructions": "x"}}},
+        [("schema.type", "$.questions[(1, 2)]")],
+    ),
+    (
+        "option-id-float",
+        "gemini",
+        gemini(q=choice_q({1.5: "", "b": ""})),
+        [("schema.type", "$.questions.q.criteria[1.5]")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "expected"), [c[1:] for c in VALUES], ids=[c[0] for c in VALUES]
+)
+def test_python_values_without_json_text(
+    target: str, body: Any, expected: list[tuple[str, str]]
+) -> None:
+    assert _found(body, target) == expected
+
+
+def test_a_state_that_holds_itself_is_refused_without_hanging() -> None:
+    state: dict[str, Any] = {}
+    state["a"] = state
+    body = parallel()
+    body["state"] = state
+    assert _found(body, "parallel") == [("json.too_deep", "$.state.a")]
+    with pytest.raises(di.InvalidInput):
+        di.Request(target="parallel", state=state, questions={"q": di.noul("x?")})
+
+
+def test_state_deeper_than_the_bound_is_refused() -> None:
+    deep: Any = 0
+    for _ in range(GEMINI.MAX_JSON_DEPTH + 5):
+        deep = [deep]
+    body = with_(parallel(), _set(("state",), deep))
+    assert [code for code, _ in _found(body, "parallel")] == ["json.too_deep"]
+
+
+class _Hostile(Mapping[str, Any]):
+    """A mapping whose own methods raise, as a broken caller object might."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise RuntimeError("boom")
+
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("boom")
+
+    def __len__(self) -> int:
+        return 1
+
+
+def test_hostile_objects_give_a_problem_not_their_exception() -> None:
+    assert _found(_Hostile(), "gemini") == [("schema.type", "$")]
+    body = gemini(q=_Hostile())
+    assert _found(body, "gemini")[-1] == ("schema.type", "$")
+
+
+def test_text_hazards_are_told_once() -> None:
+    text = (
+        b'{"state":{"a":Infinity,"b":1e400},"questions":{"q":{"type":"noul","instructions":"x"}}}'
+    )
+    assert _found(text, "parallel") == [
+        ("json.non_finite", "$.state.a"),
+        ("json.number_range", "$.state.b"),
+    ]
