@@ -224,7 +224,9 @@ def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Proble
                 yield Problem(where, "json.non_finite", f"expected a finite number, found {item!r}")
         elif kind is int:
             if abs(item) > _FLOAT_MAX:
-                yield Problem(where, "json.number_range", "expected a number within a double's range")
+                yield Problem(
+                    where, "json.number_range", "expected a number within a double's range"
+                )
         elif kind is dict or kind is list:
             if id(item) in above:
                 yield Problem(where, "json.too_deep", "the value holds itself; it has no JSON text")
