@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -712,6 +713,52 @@ class _Document:
     place: Placer
 
 
+def _first_repeated_member(name: str, text: str) -> Finding | None:
+    """A ``json.duplicate_key`` finding for the first member name repeated in JSON text."""
+    from .jsontext import locate_all, parse
+
+    for problem in parse(text).problems:
+        if problem.code == "json.duplicate_key":
+            places = locate_all(text, problem.path)
+            line, col = (places[1][0], places[1][1]) if len(places) > 1 else (1, 1)
+            return Finding(name, line, col, problem)
+    return None
+
+
+class _RepeatedKey(Exception):
+    """Stands for YAML's constructor error on a repeated mapping key (see the loader)."""
+
+
+@functools.cache
+def _strict_yaml_loader() -> Any:
+    """A YAML SafeLoader that refuses a mapping key given twice instead of keeping the last."""
+    import yaml
+
+    class RepeatedKey(_RepeatedKey, yaml.constructor.ConstructorError):
+        pass
+
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    repeated = key in seen
+                    seen.add(key)
+                except TypeError:  # an unhashable key; SafeLoader refuses it itself
+                    continue
+                if repeated:
+                    raise RepeatedKey(
+                        None,
+                        None,
+                        f"the member name {key!r} is given twice; YAML keeps only the last",
+                        key_node.start_mark,
+                    )
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader
+
+
 def _parse_document(name: str, text: str) -> _Document | Finding:
     """Parse JSON or YAML; a syntax error becomes a ``json.syntax`` finding at its place."""
     import json
@@ -728,13 +775,18 @@ def _parse_document(name: str, text: str) -> _Document | Finding:
                 problem = Problem((), "json.syntax", f"the file is not JSON: {exc.args[0]}")
                 return Finding(name, line, col, problem)
         else:
+            repeat = _first_repeated_member(name, text)
+            if repeat is not None:
+                return repeat
             return _Document(value, lambda problems: _json_findings(name, text, problems))
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=_strict_yaml_loader())  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         reason = _one_line(getattr(exc, "problem", None) or str(exc))
+        if isinstance(exc, _RepeatedKey):
+            return Finding(name, line, col, Problem((), "json.duplicate_key", reason))
         problem = Problem((), "json.syntax", f"the file is neither JSON nor YAML: {reason}")
         return Finding(name, line, col, problem)
     return _Document(value, lambda problems: _findings(name, problems, _yaml_spots(text)))

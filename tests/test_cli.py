@@ -633,3 +633,31 @@ def test_main_entry_exits_with_the_status(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(SystemExit) as exc:
         cli.main_entry()
     assert exc.value.code == 1
+
+
+DUPLICATE_SPECS = {
+    "yaml": (
+        "dup.yaml",
+        "target: gemini\nmodel: gemini-decision-1\ninput: [hello]\nquestions:\n"
+        "  q1: {type: noul, instructions: x}\n  q1: {type: noul, instructions: y}\n",
+        "dup.yaml:6:3:",
+    ),
+    "json": (
+        "dup.json",
+        '{"model":"gemini-decision-1","input":"x",\n"questions":{"q":{"type":"noul",'
+        '"instructions":"a"},\n "q":{"type":"noul","instructions":"b"}}}',
+        "dup.json:3:2:",
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "text", "place"), DUPLICATE_SPECS.values(), ids=DUPLICATE_SPECS)
+def test_build_refuses_a_repeated_member_name(
+    tmp_path: Path, name: str, text: str, place: str
+) -> None:
+    spec = tmp_path / name
+    spec.write_text(text, encoding="utf-8")
+    status, out, err = run("build", str(spec))
+    assert status == 2 and out == ""
+    assert f"{spec.parent}/{place}" in err
+    assert "twice" in err or "again" in err
