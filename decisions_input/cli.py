@@ -222,20 +222,26 @@ def _json_spots(text: str) -> Spots:
     return spots
 
 
+def _placed_by_message(finding: Finding) -> Finding:
+    """Move a finding to the "at line L column C" its message names, if it names one."""
+    match = _AT_LINE_COLUMN.search(finding.problem.message)
+    if match is None:
+        return finding
+    return replace(finding, line=int(match[1]), column=int(match[2]))
+
+
 def _json_findings(name: str, text: str | None, problems: Iterable[Problem]) -> list[Finding]:
     """Place problems in JSON text: a syntax error where it is, the k-th repeat of a name."""
-    if text is None:  # the bytes could not be decoded: there are no lines to point at
-        return [Finding(name, 1, 1, p) for p in problems]
+    if text is None:  # the bytes could not be decoded: only the messages tell the places
+        return [_placed_by_message(Finding(name, 1, 1, p)) for p in problems]
     from .jsontext import locate_all
 
     repeats: dict[Path, int] = {}
     out = []
     for finding in _findings(name, problems, _json_spots(text)):
         problem = finding.problem
-        if problem.code == "json.syntax":
-            match = _AT_LINE_COLUMN.search(problem.message)
-            if match is not None:
-                finding = replace(finding, line=int(match[1]), column=int(match[2]))
+        if problem.code in ("json.syntax", "json.invalid_utf8"):
+            finding = _placed_by_message(finding)
         elif problem.code == "json.duplicate_key":
             nth = repeats[problem.path] = repeats.get(problem.path, 0) + 1
             spots = locate_all(text, problem.path)

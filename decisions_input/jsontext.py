@@ -809,6 +809,7 @@ def _decode_utf8(raw: bytes) -> tuple[str, _Found]:
     pieces: list[str] = []
     found: _Found = []
     start = chars = 0
+    line, column = 1, 1  # where the next character goes, 1-based, in code points
     while True:
         try:
             pieces.append(codecs.utf_8_decode(view[start:], "strict", True)[0])
@@ -817,6 +818,9 @@ def _decode_utf8(raw: bytes) -> tuple[str, _Found]:
             good = codecs.utf_8_decode(view[start : start + exc.start], "strict", True)[0]
             pieces.append(good)
             chars += len(good)
+            breaks = good.count("\n")
+            line += breaks
+            column = len(good) - good.rfind("\n") if breaks else column + len(good)
             offset = start + exc.start
             if len(found) == _MAX_BYTE_PROBLEMS:
                 message = f"expected UTF-8, found more invalid bytes from byte offset {offset} on"
@@ -824,10 +828,14 @@ def _decode_utf8(raw: bytes) -> tuple[str, _Found]:
                 pieces.append(raw[offset:].decode("utf-8", "replace"))
                 return "".join(pieces), found
             bad = raw[offset : start + exc.end].hex(" ")
-            message = f"expected UTF-8, found {bad} ({exc.reason}) at byte offset {offset}"
+            message = (
+                f"expected UTF-8, found {bad} ({exc.reason}) at line {line} column {column} "
+                f"(byte offset {offset})"
+            )
             found.append((chars, Problem((), "json.invalid_utf8", message)))
             pieces.append("\ufffd")
             chars += 1
+            column += 1
             start += exc.end
 
 

@@ -661,3 +661,11 @@ def test_build_refuses_a_repeated_member_name(
     assert status == 2 and out == ""
     assert f"{spec.parent}/{place}" in err
     assert "twice" in err or "again" in err
+
+
+def test_invalid_utf8_is_placed_at_its_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"model":"gemini-decision-1",\n"input":"x\xff",\n"questions":{}}')
+    status, out, _ = run("validate", str(bad))
+    assert status == 1
+    assert out.splitlines()[0].startswith(f"{bad}:2:11: error json.invalid_utf8 ")
