@@ -596,8 +596,9 @@ def _in_order(root: object, base: Path, problems: Iterable[Problem]) -> list[Pro
 # --------------------------------------------------------------------------------------
 # Loading: mapping or JSON text -> plain JSON values
 # --------------------------------------------------------------------------------------
-# decisions_input.jsontext (parse(data, *, limits) -> Parsed) is meant to own JSON text
-# checks; until it is in the package, text is read here with the same rule codes.
+# Response text is read here with json.loads and hooks, under the same rule codes as the
+# request checks; responses come from the service, so this reader favours tolerance and
+# speed over the request reader's byte-exact hazard report (decisions_input.jsontext).
 
 
 class _Object(dict[str, object]):
@@ -666,7 +667,7 @@ def _read_text(body: str | bytes) -> tuple[object, list[Problem]]:
     except json.JSONDecodeError as exc:
         code = "json.trailing_data" if exc.msg == "Extra data" else "json.syntax"
         where = f"line {exc.lineno} column {exc.colno}"
-        return None, [_problem((), code, f"expected JSON, found {exc.msg.lower()} at {where}")]
+        return None, [_problem((), code, f"the text is not JSON: {exc.msg} at {where}")]
     except RecursionError:
         return None, [_problem((), "json.too_deep", "expected less deeply nested JSON")]
     except ValueError as exc:
