@@ -70,7 +70,9 @@ __all__ = [
 ]
 
 _EMPTY: Mapping[str, object] = MappingProxyType({})
-_INDEX_KEY = re.compile(r"0|[1-9][0-9]*")
+# A level index: no leading zero, and short (no rubric has a million levels), so that
+# turning it into a number can never overflow.
+_INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,5}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _REQUEST_ID = re.compile(r"\(request id:\s*([^()\s]+)\s*\)\s*$")
 _MAX_INT_DIGITS = 400  # longer integer literals are beyond a double anyway
@@ -1262,6 +1264,34 @@ def _legend(
                 )
 
 
+def _mean_bounds(levels: Mapping[int, float], halves: list[float]) -> tuple[float, float]:
+    """Smallest and largest sum of k * p_k that the printed probabilities allow.
+
+    Each true probability lies within half a printed unit of its printed value and is not
+    negative, and together they sum to 1: the extremes put as much of the free mass as
+    possible on the lowest, or the highest, levels. When no such probabilities exist (the
+    sum check reports that), the printed mean is both bounds.
+    """
+    order = sorted(zip(levels, levels.values(), halves, strict=True))
+    floors = [max(0.0, p - h) for _, p, h in order]
+    free = 1.0 - math.fsum(floors)
+    room = [p + h - f for (_, p, h), f in zip(order, floors, strict=True)]
+    if free < 0 or free > math.fsum(room):
+        mean = math.fsum(k * p for k, p in levels.items())
+        return mean, mean
+
+    def extreme(indexes: range) -> float:
+        values = floors[:]
+        left = free
+        for i in indexes:
+            step = min(left, room[i])
+            values[i] += step
+            left -= step
+        return math.fsum(k * v for (k, _, _), v in zip(order, values, strict=True))
+
+    return extreme(range(len(order))), extreme(range(len(order) - 1, -1, -1))
+
+
 def _score_hook(answer: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[Problem]:
     question = _asked(path, ctx, "score")
     keys = _level_keys(question, answer)
@@ -1277,13 +1307,12 @@ def _score_hook(answer: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[Pr
     if score is not None and len(levels) == len(probabilities):
         mean = math.fsum(i * p for i, p in levels.items())
         halves = _halves(list(levels.values()), limits)
-        rounding = _halves([score], limits)[0] + math.fsum(
-            i * h for i, h in zip(levels, halves, strict=True)
-        )
-        allowed = max(limits.SCORE_MEAN_TOLERANCE * max(1, len(levels) - 1), rounding)
-        if _differs(score, mean, allowed, limits):
+        low, high = _mean_bounds(levels, halves)
+        slack = _halves([score], limits)[0] + limits.SCORE_MEAN_TOLERANCE + limits.FLOAT_SLACK
+        if not low - slack <= score <= high + slack:
             message = (
-                f"expected sum of k * p_k = {mean:.6g} (within {allowed:.3g}), found {score:.6g}"
+                f"expected sum of k * p_k = {mean:.6g} (from {low:.6g} to {high:.6g} as the "
+                f"printed probabilities allow), found {score:.6g}"
             )
             yield _problem((*path, "score"), "answer.score_mean", message)
     top = max(probabilities.values())

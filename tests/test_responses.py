@@ -1270,3 +1270,42 @@ def test_any_error_body_never_raises_foreign_errors(body: Any, target: str) -> N
     _check_problems(iter_error_problems(body, target=target), body)
     with contextlib.suppress(DecisionsInputError):
         parse_error(body, target=target)
+
+
+def _score_response(probabilities: dict[str, float], score: float) -> dict[str, object]:
+    return {
+        "answers": {
+            "s": {
+                "type": "score",
+                "score": score,
+                "probabilities": probabilities,
+                "legend": {k: f"level {k}" for k in probabilities},
+                "confidence": max(probabilities.values()),
+            }
+        }
+    }
+
+
+TEN = {str(i): 0.0 for i in range(9)} | {"9": 1.0}
+SCORE_MEANS = {
+    # A printed 1.00 on level 9 means at least 0.995 there: the mean is at least 8.955.
+    "ten-levels-exact": (TEN, 9.0, []),
+    "ten-levels-rounding": (TEN, 8.96, []),
+    "ten-levels-off": (TEN, 8.8, ["answer.score_mean"]),
+    "seed-example": ({"0": 0, "1": 0, "2": 0.01, "3": 0.99}, 2.99, []),
+    "seed-example-off": ({"0": 0, "1": 0, "2": 0.01, "3": 0.99}, 2.5, ["answer.score_mean"]),
+}
+
+
+@pytest.mark.parametrize(("probabilities", "score", "codes"), SCORE_MEANS.values(), ids=SCORE_MEANS)
+def test_score_mean_within_printed_rounding(
+    probabilities: dict[str, float], score: float, codes: list[str]
+) -> None:
+    found = [p.code for p in di.iter_response_problems(_score_response(probabilities, score))]
+    assert [c for c in found if c == "answer.score_mean"] == codes
+
+
+def test_a_huge_level_index_is_a_problem_not_an_overflow() -> None:
+    body = _score_response({"0": 0.5, "9" * 400: 0.5}, 1)
+    codes = [p.code for p in di.iter_response_problems(body)]
+    assert "answer.probability_keys" in codes
