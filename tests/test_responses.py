@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import decisions_input as di
 from decisions_input.errors import DecisionsInputError, InvalidInput, Problem, Severity
 from decisions_input.limits import GEMINI, PARALLEL, RULES
 from decisions_input.responses import (
