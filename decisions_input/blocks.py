@@ -137,6 +137,15 @@ class MediaBlock:
             body["data"] = data
         return dict(sorted(body.items()))
 
+    def open(self) -> Opened:
+        """Open the inline bytes again, as a bounded reader (a context manager).
+
+        Raises ``SourceError`` for a URI block, or when the source changed or was closed.
+        """
+        if self._payload is None:
+            raise SourceError("a URI block has no inline bytes to open")
+        return self._payload.open()
+
     def iter_base64(self, chunk_bytes: int = GEMINI.CHUNK_BYTES) -> Iterator[bytes]:
         """Yield the base64 of the inline bytes in bounded chunks, reading the source again."""
         if self._payload is None:
@@ -362,8 +371,7 @@ def _from_source(
                 Problem(
                     ("data",),
                     "schema.type",
-                    "expected a path, bytes or a binary file object, found "
-                    f"{type(src).__name__}",
+                    f"expected a path, bytes or a binary file object, found {type(src).__name__}",
                 )
             ]
         )

@@ -640,7 +640,7 @@ def _input_texts(value: Any) -> list[str]:
 def _media_rows(
     value: Any,
     limits: Limits,
-    media: Iterator[Detected | None] | None,
+    media: Iterator[_Measure] | None,
     *,
     refused: bool = True,
 ) -> list[BlockEstimate]:
@@ -662,14 +662,39 @@ def _media_rows(
     return rows
 
 
+def _built_measure(block: Any, limits: Limits) -> _Measure:
+    """Measure a block built from a file: its sniffed evidence, and the container's duration
+    read again from its bytes (bounded header reads) when the evidence lacks it."""
+    detected: Detected | None = getattr(block, "detected", None)
+    seconds = None
+    if detected is not None and "duration_s" not in detected.evidence:
+        try:
+            with block.open() as opened:
+                seconds = _container_seconds(opened.stream, opened.size, detected, limits)
+        except (DecisionsInputError, OSError, ValueError, AttributeError):
+            seconds = None
+    return _measure(detected, "the block was not sniffed", seconds)
+
+
+def request_problems(request: Any) -> list[Problem]:
+    """The budget rule for a built request: its estimate against its target's budget."""
+    found = estimate(request)
+    if found.budget is None or found.total.high <= found.budget:
+        return []
+    parts = [_row_part(row) for row in found.parts]
+    return [
+        _budget_problem((), found.budget, found.counted, found.total.low, found.total.high, parts)
+    ]
+
+
 def _block_measure(
-    block: Mapping[str, Any], limits: Limits, media: Iterator[Detected | None] | None
+    block: Mapping[str, Any], limits: Limits, media: Iterator[_Measure] | None
 ) -> _Measure | None:
     data = block.get("data")
     if isinstance(data, DeferredData):
         if media is None:
             return None
-        return _measure(next(media, None), "the block was not sniffed")
+        return next(media, None) or _Measure(why="the block was not sniffed")
     if type(data) is str:
         return _measure_inline(block, limits)
     if type(block.get("uri")) is str:
@@ -697,7 +722,7 @@ def _input_rows(value: Any, limits: Limits, media_rows: list[BlockEstimate]) -> 
 
 
 def _gemini(
-    body: Mapping[str, Any], limits: Limits, media: Iterator[Detected | None] | None = None
+    body: Mapping[str, Any], limits: Limits, media: Iterator[_Measure] | None = None
 ) -> Estimate:
     value = body.get("input", ())
     questions = body.get("questions")
@@ -746,7 +771,7 @@ def _parallel(body: Mapping[str, Any], limits: Limits) -> Estimate:
 
 
 def _estimate_body(
-    body: Mapping[str, Any], limits: Limits, media: Iterator[Detected | None] | None = None
+    body: Mapping[str, Any], limits: Limits, media: Iterator[_Measure] | None = None
 ) -> Estimate:
     if limits.INPUT_BLOCK_TYPES:
         return _gemini(body, limits, media)
@@ -774,13 +799,14 @@ def _as_body(value: Any) -> Any:
     return value
 
 
-def estimate(value: Any, *, target: str = "gemini", limits: Limits | None = None) -> Estimate:
+def estimate(value: Any, *, target: str | None = None, limits: Limits | None = None) -> Estimate:
     """Estimate the input tokens of a request offline: per block, per question, in total.
 
     Args:
         value: a :class:`~decisions_input.request.Request` (its target and table are used
             unless ``limits`` is given), a mapping, a pydantic model, or JSON text.
-        target: ``"gemini"`` or ``"parallel"``, for a value that is not a ``Request``.
+        target: ``"gemini"`` or ``"parallel"``, for a value that is not a ``Request``;
+            without it, a body with ``state`` and no ``model`` is taken as Parallel's.
         limits: a table to use instead of the target's.
 
     Raises:
@@ -792,13 +818,15 @@ def estimate(value: Any, *, target: str = "gemini", limits: Limits | None = None
     blocks = getattr(value, "media", None)
     if callable(skeleton) and isinstance(blocks, tuple):
         table = limits if limits is not None else value.limits
-        media = (getattr(b, "detected", None) for b in blocks)
+        media = (_built_measure(b, table) for b in blocks)
         return _estimate_body(skeleton(), table, media)
-    table = limits if limits is not None else limits_for(target)
     body = _as_body(value)
     if not isinstance(body, Mapping):
         found = type(body).__name__
         raise InvalidInput([Problem((), "schema.type", f"expected a JSON object, found {found}")])
+    if target is None:
+        target = "parallel" if "state" in body and "model" not in body else "gemini"
+    table = limits if limits is not None else limits_for(target)
     return _estimate_body(body, table)
 
 

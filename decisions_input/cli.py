@@ -1231,20 +1231,20 @@ def _is_spec(name: str, forced: bool) -> bool:
     return forced or FsPath(name).suffix.lower() in _YAML_SUFFIXES
 
 
-def _estimate_request(name: str, target: str, streams: _Streams) -> Estimate | Report:
+def _estimate_request(name: str, target: str | None, streams: _Streams) -> Estimate | Report:
     """Estimate a JSON request body; a body that is not JSON gives its problems instead."""
     from .budget import estimate
     from .limits import limits_for
     from .validate import to_json_value
 
     data = _read_bytes(name, streams)
-    limits = limits_for(target)
+    limits = limits_for(target or "gemini")
     value, problems = to_json_value(data, limits)
     if value is None and problems:
         text = data.decode("utf-8", "replace")
         return Report.of(_json_findings(_display(name), text, problems), files=1)
     try:
-        return estimate(value, limits=limits)
+        return estimate(value, target=target)
     except InvalidInput as exc:
         return Report.of((Finding(_display(name), 1, 1, p) for p in exc.problems), files=1)
 
@@ -1272,7 +1272,7 @@ def _cmd_estimate(args: argparse.Namespace, streams: _Streams) -> int:
         if _is_spec(name, args.spec):
             result = _estimate_spec(name, args.target, streams)
         else:
-            result = _estimate_request(name, args.target or "gemini", streams)
+            result = _estimate_request(name, args.target, streams)
         if isinstance(result, Report):
             refused.extend(result.findings)
         else:
@@ -1307,7 +1307,9 @@ def _add_target(parser: argparse.ArgumentParser, *, default: str | None = "gemin
         "--target",
         choices=TARGETS,
         default=default,
-        help=f"the API the request is for (default: {default or 'both'})",
+        help="the API the request is for (default: "
+        + (default or "from the file: a spec's target; Parallel for JSON with state and no model")
+        + ")",
     )
 
 

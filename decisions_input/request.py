@@ -95,9 +95,16 @@ class Request:
             problems.extend(_iter_unencodable(body, ()))
         if any(p.severity is Severity.ERROR for p in problems):
             raise InvalidInput(problems)
-        self.warnings: tuple[Problem, ...] = tuple(problems)
         self._media = tuple(media)
         self._pieces = _split(canonical_dumps(body), len(media))
+        # The budget rule, with the blocks built from files measured from their headers
+        # (the body's own check could not: their bytes are not in it yet).
+        from .budget import request_problems
+
+        problems.extend(request_problems(self))
+        if any(p.severity is Severity.ERROR for p in problems):
+            raise InvalidInput(problems)
+        self.warnings: tuple[Problem, ...] = tuple(problems)
 
     @property
     def media(self) -> tuple[MediaBlock, ...]:
