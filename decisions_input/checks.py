@@ -335,7 +335,12 @@ def _text_of(block: Any) -> str | None:
 
 
 def _runs_together(left: str, right: str) -> bool:
-    return left[-1].isalnum() and right[0].isalnum()
+    """True when the joined text would fuse two words: letters or digits meet, in a script
+    that separates words with spaces (CJK text, written without them, is left alone)."""
+    a, b = left[-1], right[0]
+    if not (a.isalnum() and b.isalnum()):
+        return False
+    return not (unicodedata.east_asian_width(a) in "WF" or unicodedata.east_asian_width(b) in "WF")
 
 
 def check_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -870,7 +875,7 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
             yield Problem(
                 where,
                 "option.similar",
-                f"option ID {option_id!r} equals {first!r} after NFC normalisation and case "
+                f"option ID {option_id!a} equals {first!a} after NFC normalisation and case "
                 "folding; the two are easy to confuse",
                 _W,
             )

@@ -1154,7 +1154,7 @@ def _probabilities(
                 yield _problem(
                     (*where, key),
                     "answer.probability_keys",
-                    f"expected a {what}, found {_show(key)}",
+                    f"expected {'an' if what[:1] in 'aeiou' else 'a'} {what}, found {_show(key)}",
                 )
     numbers: list[float] = []
     for key, value in probabilities.items():
