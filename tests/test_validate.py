@@ -161,6 +161,15 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
         [("text.run_together", "$.input[1]")],
     ),
     (
+        "input-cjk-joined",
+        "gemini",
+        with_(
+            gemini(),
+            _set(("input",), [{"type": "text", "text": "日本"}, {"type": "text", "text": "語"}]),
+        ),
+        [],
+    ),
+    (
         "input-separated",
         "gemini",
         with_(
