@@ -299,6 +299,7 @@ class _Measure(NamedTuple):
     audio_track: bool | None = None
     why: str = ""
     refused: bool = False  # sniffing refused the bytes: the request has an error already
+    estimated: bool = False  # the duration was worked out from frame sizes, not counted
 
 
 def _number(value: object) -> float | None:
@@ -308,7 +309,10 @@ def _number(value: object) -> float | None:
 
 
 def _measure(
-    detected: Detected | None, why: str, seconds: tuple[float, float] | None = None
+    detected: Detected | None,
+    why: str,
+    limits: Limits,
+    seconds: tuple[float, float] | None = None,
 ) -> _Measure:
     """Read the measurements a rate needs from sniffed evidence; ``why`` when there is none."""
     if detected is None:
@@ -318,8 +322,13 @@ def _measure(
     tracks = ev.get("tracks")
     audio = ("audio" in tracks) if isinstance(tracks, tuple) else None
     duration = _number(ev.get("duration_s"))
+    estimated = bool(ev.get("duration_estimated")) and duration is not None
     if duration is not None:
         seconds = (duration, duration)
+        if estimated:
+            # Worked out from the first frames' sizes, not counted: a stated, wider range.
+            spread = limits.ESTIMATED_DURATION_SPREAD
+            seconds = (duration / spread, duration * spread)
     return _Measure(
         int(width) if width and height else None,
         int(height) if width and height else None,
@@ -330,6 +339,7 @@ def _measure(
         if detected.mime is None
         else f"the {detected.format} header does not give it",
         refused=detected.mime is None,
+        estimated=estimated,
     )
 
 
@@ -495,7 +505,7 @@ def _measure_inline(block: Mapping[str, Any], limits: Limits) -> _Measure:
         seconds = _container_seconds(stream, stream.size, detected, limits)
     except (DecisionsInputError, ValueError, OSError):
         return _Measure(why="the data could not be read")
-    return _measure(detected, "", seconds)
+    return _measure(detected, "", limits, seconds)
 
 
 # --- media rows --------------------------------------------------------------------------------
@@ -523,6 +533,8 @@ def _duration(m: _Measure, limits: Limits) -> str:
         first, last = limits.UNMEASURED_SECONDS
         return f"duration not measured ({m.why}), {_seconds(first)} to {_seconds(last)} assumed"
     first, last = m.seconds
+    if m.estimated:
+        return f"{_seconds(first)} to {_seconds(last)} (worked out from frame sizes)"
     return _seconds(first) if first == last else f"{_seconds(first)} to {_seconds(last)}"
 
 
@@ -673,7 +685,7 @@ def _built_measure(block: Any, limits: Limits) -> _Measure:
                 seconds = _container_seconds(opened.stream, opened.size, detected, limits)
         except (DecisionsInputError, OSError, ValueError, AttributeError):
             seconds = None
-    return _measure(detected, "the block was not sniffed", seconds)
+    return _measure(detected, "the block was not sniffed", limits, seconds)
 
 
 def request_problems(request: Any) -> list[Problem]:

@@ -308,6 +308,7 @@ class Limits:
     UNMEASURED_IMAGE_TILES: tuple[int, int]  # assumed when width and height are unknown
     UNMEASURED_SECONDS: tuple[float, float]  # assumed when a duration is unknown
     UNMEASURED_PAGES: tuple[int, int]  # assumed when a page count is unknown
+    ESTIMATED_DURATION_SPREAD: float  # a duration worked out from frame sizes: / and x this
     # --- library bounds ----------------------------------------------------------------
     MAX_JSON_DEPTH: int
     SNIFF_BYTES: int
@@ -552,6 +553,10 @@ GEMINI = Limits(
     UNMEASURED_IMAGE_TILES=(1, 16),
     UNMEASURED_SECONDS=(0.0, 3600.0),
     UNMEASURED_PAGES=(1, 1000),
+    # Library choice: an ADTS or MP3 duration worked out from the first frames' sizes (no
+    # frame count in the header) may be off where the bit rate varies; the estimate takes
+    # it as from a third of that to three times it.
+    ESTIMATED_DURATION_SPREAD=3.0,
     MAX_JSON_DEPTH=128,  # library bound on nesting of JSON text; seeds are silent
     SNIFF_BYTES=65_536,  # library bound: bytes read from the head of a file to sniff it
     # Library bounds on walking a container's structure (box, element, chunk and page

@@ -18,22 +18,38 @@ the server may refuse:
   HEIC is a kind of HEIF. A HEIF file coded otherwise (JPEG, H.264, uncompressed, ...)
   sniffs as ``image/heif`` and only that declaration matches. An AV1-coded primary item
   (AVIF) is refused whatever the brands say, ``mif1`` included.
-* **MPEG video.** A program stream (pack header ``00 00 01 BA``) is ``video/mpeg``. A bare
-  MPEG-1/2 video elementary stream (sequence header ``00 00 01 B3``) has no system layer
-  and is refused as ``mime.not_allowed``; a transport stream is refused too.
+* **MPEG video.** A program stream (pack header ``00 00 01 BA``) is ``video/mpeg`` when
+  its head (``SNIFF_BYTES``) holds a video or audio PES stream ID; with none it is
+  refused as ``media.no_tracks``. A bare MPEG-1/2 video elementary stream (sequence
+  header ``00 00 01 B3``) has no system layer and is refused as ``mime.not_allowed``, and
+  so are H.264/H.265 Annex B streams (start code, then SPS or VPS) and transport streams
+  (three or more 188, 192 or 204-byte packets, each with a sync byte, a defined
+  adaptation field control and no reserved scrambling value).
 * **Polyglots.** A file is refused as ``media.polyglot`` when (a) bytes after its format's
   end (PNG ``IEND``, JPEG ``EOI``, GIF trailer, PDF ``%%EOF``, RIFF/AIFF form size, ISO BMFF
-  boxes, BMP file size) start with another format's signature, (b) a non-PDF file has
-  ``%PDF-`` in its first 1024 bytes (where PDF readers look for it), or (c) a non-ZIP file
-  ends with a well-formed ZIP end-of-central-directory record (where ZIP readers look).
+  boxes, BMP file size) start with another format's signature, (b) a non-PDF file has a
+  ``%PDF-`` starting in its first 1024 bytes (where PDF readers look for it; a file with
+  no other header is a PDF then), or (c) a non-ZIP file ends with a well-formed ZIP
+  end-of-central-directory record (where ZIP readers look).
   Bytes after the end that match no signature are tolerated and reported as
   ``evidence["trailing_bytes"]``.
-* **Integrity.** Images and PDFs must be complete (end marker present); MP4 needs its
-  ``moov`` index. Streams that decode from any prefix (WAV, AIFF, MP3, AAC, FLAC, Ogg,
-  WebM) are accepted when cut short. Every encrypted PDF is refused, with or without a user
-  password. MPEG audio must show a chain of three frame headers (two when the file ends
-  exactly after them); the chain starts at the stream start (after ID3 tags and zero
-  padding), not anywhere in the file.
+* **Integrity.** Images and PDFs must be complete: the end marker is present whole (PNG's
+  12-byte ``IEND`` chunk with its CRC), a HEIF ``meta`` box ends in the file and so does
+  every item extent its ``iloc`` places there, and a TIFF's strips, tiles and out-of-line
+  tag values (first image) and its IFD chain (up to 64 images) end in the file. MP4 needs
+  its ``moov`` index. Streams that decode from any prefix (WAV, AIFF, MP3, AAC, FLAC, Ogg,
+  WebM) are accepted when cut short, but an AIFF with frames needs its ``SSND`` chunk.
+  Every encrypted PDF is refused, with or without a user password. MPEG audio and AC-3
+  must show a chain of three frame headers (two when the file ends exactly after them);
+  the chain starts at the stream start (after ID3 tags and zero padding), not anywhere in
+  the file.
+* **Declared lengths.** A length read from a header never reaches past the bytes present:
+  the WAV ``data`` size (RF64: the ``ds64`` size), AIFF's frame count and ``SSND`` size,
+  the MP3 Xing/Info frame count and FLAC's sample count are capped by what the file can
+  hold, so ``duration_s`` is too. A size a streaming writer left unset (``0`` or
+  ``0xFFFFFFFF`` in a form whose own size is unset, as ffmpeg and sox write to a pipe)
+  runs to the end of the file. With ``partial=True`` a length the head cannot confirm
+  gives no duration.
 * **Bounds on the libraries.** Pillow reads at most ``4 * SNIFF_BYTES`` past the head; when
   a header needs more, the size from the own header parse stands unconfirmed. pypdf's
   page tree is walked node by node up to 2000 nodes (``evidence["pages_exact"]``); past
@@ -41,15 +57,20 @@ the server may refuse:
   refused as corrupt. Both libraries' log records get a ``NullHandler``, so they reach the
   application's logging but are never printed by Python's last-resort handler.
 * **Headerless audio.** ``audio/l16``, ``audio/alaw`` and ``audio/mulaw`` are accepted only
-  when declared, and only when none of the library's own signatures matches the bytes
-  (libmagic is not asked: it has weak guesses for any byte string). ``rate`` and
-  ``channels`` parameters must be positive integers; L16 needs a whole number of 2-byte
-  samples per channel.
+  when declared, and only when none of the library's own recognisers names the bytes:
+  signatures, markup (SVG, HTML, XML), JSON, and plain text (libmagic is not asked: it has
+  weak guesses for any byte string). Bytes they name are refused as that format, like
+  undeclared ones. For G.711 plain text needs whitespace between words, since a quiet
+  signal of one sign is all ASCII letters. ``rate`` and ``channels`` parameters must be
+  positive integers; L16 needs a whole number of 2-byte samples per channel.
 * **Other names.** MP3 and MPEG audio layers I/II sniff as ``audio/mpeg`` (``audio/mp3``
   matches it through ``Limits.MIME_EQUIVALENTS``). Ogg audio is ``audio/ogg`` whatever its
   codec; a declared ``audio/opus`` matches only when every logical stream is Opus. An MP4
   with audio tracks only is ``audio/m4a``. QuickTime is ``video/mov`` and 3GPP is
-  ``video/3gpp`` whatever tracks they hold. FLV must flag or carry a video tag.
+  ``video/3gpp`` whatever tracks they hold. FLV must flag or carry a video tag, and AVI
+  must list a video stream: audio-only FLV and AVI are refused as ``mime.not_allowed``
+  like WMA, and an AVI with no audio or video stream as ``media.no_tracks``. AC-3,
+  E-AC-3, Wave64, VOC and Netpbm (PBM, PGM, PPM) are named and refused.
 """
 
 from __future__ import annotations
@@ -58,6 +79,7 @@ import contextlib
 import functools
 import io
 import logging
+import re
 import struct
 import uuid
 import warnings
@@ -263,6 +285,12 @@ def _buffered(src: _Source) -> io.BufferedReader:
 _TAIL_BYTES = 22 + 0xFFFF
 _PDF_WINDOW = 1024
 
+
+def _pdf_start(head: bytes) -> int:
+    """Return where a ``%PDF-`` header starting in the first 1024 bytes is, or -1."""
+    return head.find(b"%PDF-", 0, _PDF_WINDOW + 4)
+
+
 # --------------------------------------------------------------------------------------
 # Verdicts
 # --------------------------------------------------------------------------------------
@@ -377,7 +405,8 @@ def mime_matches(detected: Detected, declared: str, *, limits: Limits = GEMINI) 
     """Return True when ``declared`` names what was detected.
 
     Names are compared without parameters and case, up to ``Limits.MIME_EQUIVALENTS``
-    (``audio/mp3`` is ``audio/mpeg``). ``image/heif`` also matches HEVC-coded HEIF
+    (``audio/mp3`` is ``audio/mpeg`` for layer III; MPEG audio of layers I and II matches
+    only ``audio/mpeg``). ``image/heif`` also matches HEVC-coded HEIF
     (``image/heic``); ``audio/opus`` matches Ogg only when every stream in it is Opus.
 
     .. versionadded:: 0.1
@@ -390,7 +419,9 @@ def mime_matches(detected: Detected, declared: str, *, limits: Limits = GEMINI) 
         return False
     got = _canonical(detected.mime, limits)
     if want == got:
-        return True
+        # audio/mp3 names layer III; MPEG audio of layers I and II is only audio/mpeg.
+        literal = _parse_mime(declared)[0].strip().lower()
+        return not (literal == "audio/mp3" and detected.format != "MP3")
     if want == "audio/opus" and got == "audio/ogg":
         codecs = detected.evidence.get("codecs")
         return isinstance(codecs, tuple) and bool(codecs) and all(c == "opus" for c in codecs)
@@ -465,7 +496,7 @@ def _polyglot_check(src: _Source, det: Detected) -> Detected:
     """Refuse an accepted file that other readers would take for a PDF or a ZIP."""
     if det.mime is None:
         return det
-    if det.mime != "application/pdf" and b"%PDF-" in src.head[:_PDF_WINDOW]:
+    if det.mime != "application/pdf" and _pdf_start(src.head) >= 0:
         return _polyglot(det, "PDF", "a %PDF- header in the first 1024 bytes")
     if not src.partial and _zip_at_end(src):
         return _polyglot(det, "ZIP", "a ZIP end-of-central-directory record at the end")
@@ -642,6 +673,8 @@ def _png_end(src: _Source) -> tuple[int, bool]:
         animated = animated or ctype == b"acTL"
         off += 12 + length
         if ctype == b"IEND":
+            if off > src.size and not src.partial:
+                raise _Broken("media.truncated", "expected a whole IEND chunk, found its start")
             return off, animated
         if off > src.size:
             if src.partial:
@@ -812,16 +845,13 @@ def _tiff(src: _Source) -> Detected:
         (ifd,) = struct.unpack(endian + "Q", src.need(8, 8))
     else:
         (ifd,) = struct.unpack(endian + "I", src.need(4, 4))
-    tags = _tiff_tags(src, ifd, endian, big)
+    tags, next_ifd = _tiff_ifd(src, ifd, endian, big)
     width, height = tags.get(256, (0,))[0], tags.get(257, (0,))[0]
     if not (width and height):
         raise _Broken("media.corrupt", f"expected ImageWidth and ImageLength in the {fmt} IFD")
     _pixels(width, height, src, fmt)
-    offsets = tags.get(273) or tags.get(324) or ()
-    counts = tags.get(279) or tags.get(325) or ()
-    data_end = max((o + c for o, c in zip(offsets, counts, strict=False)), default=0)
-    if data_end > src.size and not src.partial:
-        raise _Broken("media.truncated", f"expected image data up to {data_end}, found end")
+    if not src.partial:
+        _tiff_chain(src, tags, next_ifd, endian, big, {ifd})
     # Pillow takes big-endian BigTIFF for classic TIFF; the own IFD walk above stands alone.
     pil = None if big and endian == ">" else "TIFF"
     return _image(
@@ -830,10 +860,59 @@ def _tiff(src: _Source) -> Detected:
 
 
 _TIFF_TYPES = {1: "B", 3: "H", 4: "I", 16: "Q", 6: "b", 8: "h", 9: "i", 17: "q"}
+_TIFF_SIZES = {  # bytes of one value, by field type
+    **{1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4},
+    **{10: 8, 11: 4, 12: 8, 13: 4, 16: 8, 17: 8, 18: 8},
+}
+# (offsets, byte counts) tag pairs: strips, tiles, and an old-style JPEG stream.
+_TIFF_EXTENTS = ((273, 279), (324, 325), (513, 514))
+_TIFF_WANTED = frozenset({256, 257, 273, 279, 324, 325, 513, 514})
+_TIFF_MAX_IFDS = 64  # images of a multi-page TIFF checked against the file size
 
 
-def _tiff_tags(src: _Source, ifd: int, endian: str, big: bool) -> dict[int, tuple[int, ...]]:
-    count_fmt, entry_size = ("Q", 20) if big else ("H", 12)
+def _tiff_chain(
+    src: _Source,
+    tags: dict[int, tuple[int, ...]],
+    next_ifd: int,
+    endian: str,
+    big: bool,
+    seen: set[int],
+) -> None:
+    """Refuse a TIFF whose image data or next IFD lies past the end of the file.
+
+    The chain is followed for ``_TIFF_MAX_IFDS`` images; it stops at an IFD seen before,
+    and at a later IFD too broken to read (only the first image must be one).
+    """
+    for _ in range(_TIFF_MAX_IFDS):
+        data_end = max(
+            (
+                o + c
+                for offsets, counts in _TIFF_EXTENTS
+                for o, c in zip(tags.get(offsets, ()), tags.get(counts, ()), strict=False)
+            ),
+            default=0,
+        )
+        if data_end > src.size:
+            raise _Broken("media.truncated", f"expected image data up to {data_end}, found end")
+        if not next_ifd or next_ifd in seen:
+            return
+        if next_ifd >= src.size:
+            raise _Broken("media.truncated", f"expected an IFD at offset {next_ifd}, found end")
+        seen.add(next_ifd)
+        try:
+            tags, next_ifd = _tiff_ifd(src, next_ifd, endian, big)
+        except _Broken as exc:
+            if exc.code == "media.truncated":
+                raise
+            return
+
+
+def _tiff_ifd(
+    src: _Source, ifd: int, endian: str, big: bool
+) -> tuple[dict[int, tuple[int, ...]], int]:
+    """Read one IFD: the tags this module needs, and the offset of the next IFD (0: none)."""
+    src.step()
+    count_fmt, entry_size, pointer = ("Q", 20, "Q") if big else ("H", 12, "I")
     head_len = struct.calcsize(count_fmt)
     (count,) = struct.unpack(endian + count_fmt, src.need(ifd, head_len))
     if count == 0 or count > 4096:
@@ -843,10 +922,33 @@ def _tiff_tags(src: _Source, ifd: int, endian: str, big: bool) -> dict[int, tupl
     for i in range(count):
         entry = table[i * entry_size : (i + 1) * entry_size]
         tag, typ = struct.unpack_from(endian + "HH", entry)
-        if tag not in (256, 257, 273, 279, 324, 325) or typ not in _TIFF_TYPES:
+        if not src.partial:
+            _tiff_value_in_file(src, entry, endian, big, typ)
+        if tag not in _TIFF_WANTED or typ not in _TIFF_TYPES:
             continue
         tags[tag] = _tiff_values(src, entry, endian, big, _TIFF_TYPES[typ])
-    return tags
+    link = src.at(ifd + head_len + count * entry_size, struct.calcsize(pointer))
+    if len(link) < struct.calcsize(pointer):
+        if not src.partial:
+            raise _Broken("media.truncated", f"expected the next-IFD offset after the IFD at {ifd}")
+        return tags, 0
+    return tags, struct.unpack(endian + pointer, link)[0]
+
+
+def _tiff_value_in_file(src: _Source, entry: bytes, endian: str, big: bool, typ: int) -> None:
+    """Refuse a tag whose values, stored away from the entry, end past the end of the file."""
+    size = _TIFF_SIZES.get(typ)
+    if size is None:
+        return
+    word = "Q" if big else "I"
+    n = struct.unpack_from(endian + word, entry, 4)[0]
+    if n * size <= (8 if big else 4):
+        return
+    (where,) = struct.unpack_from(endian + word, entry, 12 if big else 8)
+    if where + n * size > src.size:
+        raise _Broken(
+            "media.truncated", f"expected TIFF tag values up to {where + n * size}, found end"
+        )
 
 
 def _tiff_values(src: _Source, entry: bytes, endian: str, big: bool, code: str) -> tuple[int, ...]:
@@ -972,7 +1074,10 @@ def _isobmff(src: _Source) -> Detected:
     major = lay.brands[0] if lay.brands else "qt  "
     fmt = _bmff_name(major)
     if lay.meta is not None and (lay.moov is None or major in _IMAGE_BRANDS):
-        return _after_end(src, lay.end, _heif(src, lay.meta, lay.brands))
+        det = _heif(src, lay.meta, lay.brands)
+        if lay.cut is not None and det.mime is not None and not src.partial:
+            return _refused("media.truncated", det.format, lay.cut, det.kind, **det.evidence)
+        return _after_end(src, lay.end, det)
     if major in _NOT_ALLOWED_BRANDS:
         name, kind = _NOT_ALLOWED_BRANDS[major]
         return _not_allowed(name, kind, brand=major, brands=lay.brands)
@@ -1159,9 +1264,19 @@ class _Items:
 
 
 def _heif(src: _Source, meta: _Box, brands: tuple[str, ...]) -> Detected:
+    if meta.end > src.size and not src.partial:
+        raise _Broken(
+            "media.truncated",
+            f"expected {meta.end} bytes for the HEIF meta box, found {src.size}",
+            "HEIF",
+            "image",
+        )
     items = _Items()
+    iloc = None
     for box in _boxes(src, meta.body + 4, min(meta.end, src.size)):
-        if box.type == "pitm":
+        if box.type == "iloc":
+            iloc = box
+        elif box.type == "pitm":
             wide = src.need(box.body, 1)[0] != 0
             data = src.need(box.body + 4, 4 if wide else 2)
             items.primary = int.from_bytes(data, "big")
@@ -1181,6 +1296,8 @@ def _heif(src: _Source, meta: _Box, brands: tuple[str, ...]) -> Detected:
     if coded[0] and coded[1]:
         _pixels(coded[0], coded[1], src, fmt)
         ev.update(width=shown[0], height=shown[1], pixels=coded[0] * coded[1])
+    if not src.partial:
+        _iloc_check(src, iloc, fmt)
     mime = "image/heic" if coding == "hvc1" else "image/heif"
     return _found(mime, fmt, f"{fmt} image, primary item coded as {coding!r}", **ev)
 
@@ -1212,6 +1329,66 @@ def _heif_size(items: _Items) -> tuple[tuple[int, int], tuple[int, int]]:
         elif kind == "irot" and a % 2:
             shown = (shown[1], shown[0])
     return coded, shown
+
+
+def _iloc_check(src: _Source, iloc: _Box | None, fmt: str) -> None:
+    """Refuse a file whose item data (``iloc`` extents in the file itself) ends past its end.
+
+    Every item's extents are checked, the primary item's and those of the tiles of a grid
+    among them.
+    """
+    if iloc is None:
+        return
+    data = src.need(iloc.body, min(iloc.end - iloc.body, 1 << 20))
+    for item, method, reference, start, length in _iloc_extents(data):
+        if method == 0 and reference == 0 and start + length > src.size:
+            raise _Broken(
+                "media.truncated",
+                f"expected the data of item {item} up to offset {start + length}, "
+                f"found the end at {src.size}",
+                fmt,
+                "image",
+            )
+
+
+_ILOC_EXTENTS = 16384  # extents read from one iloc box at most
+
+
+def _iloc_extents(data: bytes) -> Iterator[tuple[int, int, int, int, int]]:
+    """Yield (item, construction method, data reference, start, length) for each extent.
+
+    Method 0 with data reference 0 places the extent in the file itself.
+    """
+    if len(data) < 8:
+        raise _Broken("media.corrupt", "expected an iloc box of 8 bytes or more")
+    version = data[0]
+    offset_size, length_size = data[4] >> 4, data[4] & 15
+    base_size, index_size = data[5] >> 4, (data[5] & 15 if version in (1, 2) else 0)
+    pos, count = _iloc_uint(data, 6, 4 if version == 2 else 2)
+    budget = _ILOC_EXTENTS
+    for _ in range(min(count, 4096)):
+        pos, item = _iloc_uint(data, pos, 4 if version == 2 else 2)
+        method = 0
+        if version in (1, 2):
+            pos, method = _iloc_uint(data, pos, 2)
+            method &= 0xF
+        pos, reference = _iloc_uint(data, pos, 2)
+        pos, base = _iloc_uint(data, pos, base_size)
+        pos, extents = _iloc_uint(data, pos, 2)
+        for _ in range(extents):
+            budget -= 1
+            if budget < 0:
+                return
+            pos += index_size
+            pos, offset = _iloc_uint(data, pos, offset_size)
+            pos, length = _iloc_uint(data, pos, length_size)
+            yield item, method, reference, base + offset, length
+
+
+def _iloc_uint(data: bytes, pos: int, size: int) -> tuple[int, int]:
+    if size not in (0, 2, 4, 8) or pos + size > len(data):
+        raise _Broken("media.corrupt", f"expected an iloc field of {size} bytes at {pos}")
+    return pos + size, int.from_bytes(data[pos : pos + size], "big")
 
 
 def _iinf(src: _Source, box: _Box, items: _Items) -> None:
@@ -1476,10 +1653,10 @@ def _chunks(src: _Source, start: int, end: int, endian: str) -> Iterator[tuple[b
 def _riff(src: _Source) -> Detected:
     magic, form = src.head[:4], src.head[8:12]
     (size,) = struct.unpack("<I", src.need(4, 4))
-    unknown = size in (0, 0xFFFFFFFF) or magic != b"RIFF"
-    end = src.size if unknown else 8 + size + (size & 1)
+    streamed = size in (0, 0xFFFFFFFF)
+    end = src.size if streamed or magic != b"RIFF" else 8 + size + (size & 1)
     if form == b"WAVE" and magic in (b"RIFF", b"RF64"):
-        return _after_end(src, end, _wave(src, magic, min(end, src.size)))
+        return _after_end(src, end, _wave(src, magic, min(end, src.size), streamed=streamed))
     if magic != b"RIFF":
         return _not_allowed(f"{magic.decode('latin-1')} {form.decode('latin-1')}", "audio")
     if form == b"WEBP":
@@ -1493,9 +1670,10 @@ def _riff(src: _Source) -> Detected:
 _WAVE_CODECS = {1: "pcm", 3: "float", 6: "alaw", 7: "mulaw", 0x55: "mp3", 0xFFFE: "extensible"}
 
 
-def _wave(src: _Source, magic: bytes, end: int) -> Detected:
+def _wave(src: _Source, magic: bytes, end: int, *, streamed: bool) -> Detected:
     fmt_info: tuple[int, int, int, int, int] | None = None
-    data_size, ds64 = None, None
+    data: tuple[int, int] | None = None
+    ds64 = None
     for cid, body, size in _chunks(src, 12, end, "<"):
         if cid == b"ds64":
             ds64 = struct.unpack("<QQ", src.need(body, 16))[1]
@@ -1505,14 +1683,16 @@ def _wave(src: _Source, magic: bytes, end: int) -> Detected:
             )
             fmt_info = (tag, channels, rate, byte_rate, bits)
         elif cid == b"data":
-            data_size = ds64 if size == 0xFFFFFFFF and ds64 is not None else size
+            declared = ds64 if size == 0xFFFFFFFF and ds64 is not None else size
+            data = (body, _UNTIL_END if declared == 0 and streamed else declared)
             break
     fmt = "RF64 WAVE" if magic == b"RF64" else "WAVE"
-    if fmt_info is None or data_size is None:
+    if fmt_info is None or data is None:
         missing = "fmt " if fmt_info is None else "data"
         raise _Broken("media.truncated", f"expected a {missing!r} chunk in {fmt}, found none")
     tag, channels, rate, byte_rate, bits = fmt_info
-    duration = round(data_size / byte_rate, 3) if byte_rate else None
+    data_size = _present(src, *data)
+    duration = round(data_size / byte_rate, 3) if byte_rate and data_size is not None else None
     return _found(
         "audio/wav",
         fmt,
@@ -1524,6 +1704,21 @@ def _wave(src: _Source, magic: bytes, end: int) -> Detected:
         bits=bits,
         duration_s=duration,
     )
+
+
+_UNTIL_END = 1 << 64  # a size a streaming writer left unset: the data runs to the end
+
+
+def _present(src: _Source, start: int, declared: int) -> int | None:
+    """Return how many of the ``declared`` bytes from ``start`` the file really holds.
+
+    A header's length is never trusted past the end of the file. For a partial head
+    that ends before the declared bytes do, the true count is unknown: None.
+    """
+    available = max(0, src.size - start)
+    if declared <= available:
+        return declared
+    return None if src.partial else available
 
 
 def _avi(src: _Source) -> Detected:
@@ -1546,31 +1741,42 @@ def _avi(src: _Source) -> Detected:
                 {b"vids": "video", b"auds": "audio"}.get(hdrl[pos + 20 : pos + 24], "other")
             )
         pos += 8 + size + (size & 1)
-    return _found(
-        "video/avi",
-        "AVI",
-        f"AVI with streams {', '.join(kinds) or 'none listed'}",
-        container="RIFF",
-        tracks=tuple(kinds),
-        width=width or None,
-        height=height or None,
-    )
+    ev: dict[str, object] = {
+        "container": "RIFF",
+        "tracks": tuple(kinds),
+        "width": width or None,
+        "height": height or None,
+    }
+    if "video" not in kinds:
+        if "audio" in kinds:
+            return _not_allowed("AVI (audio only)", "audio", **ev)
+        return _refused(
+            "media.no_tracks", "AVI", "expected an audio or video stream in AVI", None, **ev
+        )
+    return _found("video/avi", "AVI", f"AVI with streams {', '.join(kinds)}", **ev)
 
 
 def _aiff(src: _Source) -> Detected:
     form = src.head[8:12]
     (size,) = struct.unpack(">I", src.need(4, 4))
-    end = src.size if size in (0, 0xFFFFFFFF) else 8 + size + (size & 1)
-    comm = None
-    for cid, body, _size in _chunks(src, 12, min(end, src.size), ">"):
-        if cid == b"COMM":
-            comm = src.need(body, 18)
+    streamed = size in (0, 0xFFFFFFFF)
+    end = src.size if streamed else 8 + size + (size & 1)
+    comm, ssnd = None, None
+    for cid, body, csize in _chunks(src, 12, min(end, src.size), ">"):
+        if cid == b"COMM" and comm is None:
+            comm = src.need(body, 18) + src.at(body + 18, 4)
+        elif cid == b"SSND" and ssnd is None:
+            ssnd = (body, _UNTIL_END if csize == 0 and streamed else csize)
+        if comm is not None and ssnd is not None:
             break
     fmt = "AIFF-C" if form == b"AIFC" else "AIFF"
     if comm is None:
         raise _Broken("media.truncated", f"expected a COMM chunk in {fmt}, found none")
     channels, frames, bits = struct.unpack_from(">HIH", comm)
     rate = _extended(comm[8:18])
+    if ssnd is None and frames and not src.partial:
+        raise _Broken("media.truncated", f"expected an SSND chunk in {fmt}, found none")
+    frame_bytes = _aiff_frame_bytes(form, comm, channels, bits)
     det = _found(
         "audio/aiff",
         fmt,
@@ -1579,9 +1785,56 @@ def _aiff(src: _Source) -> Detected:
         sample_rate=rate,
         channels=channels,
         bits=bits,
-        duration_s=round(frames / rate, 3) if rate else None,
+        duration_s=_aiff_duration(src, frames, rate, ssnd, frame_bytes, streamed=streamed),
     )
     return _after_end(src, end, det)
+
+
+# Bytes per sample of the AIFF-C compression types stored as plain samples; 0: from the
+# sample size. Other types (IMA ADPCM, ...) have no fixed size, so SSND cannot cap them.
+_AIFC_SAMPLE_BYTES: Mapping[bytes, int] = MappingProxyType(
+    {b"NONE": 0, b"twos": 0, b"sowt": 0, b"raw ": 0, b"in24": 3, b"in32": 4}
+    | {b"fl32": 4, b"FL32": 4, b"fl64": 8, b"FL64": 8}
+    | {b"alaw": 1, b"ALAW": 1, b"ulaw": 1, b"ULAW": 1}
+)
+
+
+def _aiff_frame_bytes(form: bytes, comm: bytes, channels: int, bits: int) -> int:
+    """Return the bytes of one sample frame, or 0 when the coding has no fixed size."""
+    per_sample = (bits + 7) // 8
+    if form == b"AIFC":
+        kind = comm[18:22]
+        if kind not in _AIFC_SAMPLE_BYTES:
+            return 0
+        per_sample = _AIFC_SAMPLE_BYTES[kind] or per_sample
+    return per_sample * channels
+
+
+def _aiff_duration(
+    src: _Source,
+    frames: int,
+    rate: int,
+    ssnd: tuple[int, int] | None,
+    frame_bytes: int,
+    *,
+    streamed: bool,
+) -> float | None:
+    """Return COMM's frame count in seconds, capped by the sample frames SSND really holds.
+
+    A streaming writer leaves the count 0 in a form of unset size: the frames present
+    count then. A coding without a fixed frame size keeps the declared count.
+    """
+    if not rate or (ssnd is None and src.partial):
+        return None
+    if ssnd is None or not frame_bytes:
+        return round(frames / rate, 3)
+    body, declared = ssnd
+    present = _present(src, body, declared)
+    if present is None:
+        return None
+    offset = int.from_bytes(src.at(body, 4), "big") if present >= 8 else 0
+    have = max(0, present - 8 - offset) // frame_bytes
+    return round((have if frames == 0 and streamed else min(frames, have)) / rate, 3)
 
 
 def _extended(raw: bytes) -> int:
@@ -1699,7 +1952,12 @@ def _flac(src: _Source) -> Detected:
     rate = bits >> 44
     channels = ((bits >> 41) & 7) + 1
     depth = ((bits >> 36) & 31) + 1
-    samples = bits & ((1 << 36) - 1)
+    total = bits & ((1 << 36) - 1)
+    # The count is capped by the frames the bytes can hold: a frame is at least a 6-byte
+    # header, a byte per channel and a 2-byte CRC, and holds at most max-blocksize samples.
+    max_block = int.from_bytes(block[6:8], "big") or 0xFFFF
+    most = ((src.size - 42) // (8 + channels) + 1) * max_block
+    samples = total if total <= most else (None if src.partial else most)
     return _found(
         "audio/flac",
         "FLAC",
@@ -1766,15 +2024,18 @@ def _mpeg_frame(h: bytes) -> _Frame | None:
         return None
     bitrate = _MPEG_BITRATES[(1 if version == 1 else 2, layer)][bitrate_index] * 1000
     rate = _MPEG_RATES[version][rate_index]
-    pad = (h[2] >> 1) & 1
-    if layer == 1:
-        length, samples = (12 * bitrate // rate + pad) * 4, 384
-    elif layer == 3 and version != 1:
-        length, samples = 72 * bitrate // rate + pad, 576
-    else:
-        length, samples = 144 * bitrate // rate + pad, 1152
+    length, samples = _mpeg_length(version, layer, bitrate, rate, (h[2] >> 1) & 1)
     channels = 1 if h[3] >> 6 == 3 else 2
     return _Frame((version, layer, rate_index), length, rate, channels, samples, bitrate)
+
+
+def _mpeg_length(version: int, layer: int, bitrate: int, rate: int, pad: int) -> tuple[int, int]:
+    """Return the bytes and samples of one MPEG audio frame."""
+    if layer == 1:
+        return (12 * bitrate // rate + pad) * 4, 384
+    if layer == 3 and version != 1:
+        return 72 * bitrate // rate + pad, 576
+    return 144 * bitrate // rate + pad, 1152
 
 
 def _adts_frame(h: bytes) -> _Frame | None:
@@ -1832,11 +2093,19 @@ def _mp3_verdict(src: _Source, start: int, frame: _Frame) -> Detected:
         (32 if frame.channels == 2 else 17) if version == 1 else (17 if frame.channels == 2 else 9)
     )
     xing = src.at(start + 4 + side, 12)
+    duration: float | None = (src.size - start) * 8 / frame.bitrate
+    estimated: bool | None = True  # a constant bit rate assumed, unless a frame count says
     if xing[:4] in (b"Xing", b"Info") and len(xing) == 12 and xing[7] & 1:
+        estimated = None
         (count,) = struct.unpack_from(">I", xing, 8)
-        duration = count * frame.samples / frame.sample_rate
-    else:
-        duration = (src.size - start) * 8 / frame.bitrate
+        # The frame count is capped by the frames of the lowest bit rate the bytes can hold.
+        lowest = _MPEG_BITRATES[(1 if version == 1 else 2, layer)][1] * 1000
+        smallest = _mpeg_length(version, layer, lowest, frame.sample_rate, 0)[0]
+        most = (src.size - start) // smallest + 1
+        if count > most and src.partial:
+            duration = None
+        else:
+            duration = min(count, most) * frame.samples / frame.sample_rate
     name = "MP3" if layer == 3 else f"MPEG audio layer {'I' * layer}"
     label = {1: "1", 2: "2", 25: "2.5"}[version]
     return _found(
@@ -1846,7 +2115,8 @@ def _mp3_verdict(src: _Source, start: int, frame: _Frame) -> Detected:
         container="MPEG audio",
         sample_rate=frame.sample_rate,
         channels=frame.channels,
-        duration_s=round(duration, 3),
+        duration_s=None if duration is None else round(duration, 3),
+        duration_estimated=estimated,
     )
 
 
@@ -1862,7 +2132,43 @@ def _adts_verdict(src: _Source, start: int, frames: list[_Frame]) -> Detected:
         sample_rate=first.sample_rate,
         channels=first.channels or None,
         duration_s=round(duration, 3),
+        # From the mean size of the first frames: a variable bit rate makes it a guess.
+        duration_estimated=True,
     )
+
+
+_AC3_KBPS = (
+    *(32, 40, 48, 56, 64, 80, 96, 112, 128, 160),
+    *(192, 224, 256, 320, 384, 448, 512, 576, 640),
+)  # kbit/s by half the frame size code
+_AC3_RATES = (48000, 44100, 32000)
+
+
+def _ac3_frame(h: bytes) -> _Frame | None:
+    """Parse an AC-3 or E-AC-3 sync frame header (sync word 0x0B77)."""
+    if len(h) < 6 or h[:2] != b"\x0b\x77":
+        return None
+    fscod, bsid = h[4] >> 6, h[5] >> 3
+    if bsid <= 10:  # AC-3: frame size from the bit rate code and the sample rate
+        code = h[4] & 0x3F
+        if fscod == 3 or code > 37:
+            return None
+        kbps = _AC3_KBPS[code >> 1]
+        words = (2 * kbps, kbps * 320 // 147 + (code & 1), 3 * kbps)[fscod]
+        return _Frame((fscod, bsid), 2 * words, _AC3_RATES[fscod], 0, 1536)
+    if bsid <= 16:  # E-AC-3: the frame size is in the header
+        words = (((h[2] & 7) << 8) | h[3]) + 1
+        rate = _AC3_RATES[fscod] if fscod < 3 else _AC3_RATES[(h[4] >> 4) & 3] // 2
+        return _Frame((fscod, bsid), 2 * words, rate, 0, 1536)
+    return None
+
+
+def _ac3(src: _Source) -> Detected | None:
+    frames = _chain(src, 0, _ac3_frame)
+    if not frames:
+        return None
+    name = "E-AC-3" if frames[0].stream[1] > 10 else "AC-3"
+    return _not_allowed(name, "audio", container="none", sample_rate=frames[0].sample_rate)
 
 
 def _after_id3(src: _Source) -> Detected:
@@ -1976,14 +2282,17 @@ def _mpeg_ps(src: _Source) -> Detected:
     has_video = any(0xE0 <= s <= 0xEF for s in ids)
     has_audio = any(0xC0 <= s <= 0xDF or s == 0xBD for s in ids)
     tracks = tuple(k for k, f in (("video", has_video), ("audio", has_audio)) if f)
-    return _found(
-        "video/mpeg",
-        "MPEG-PS",
-        f"{system} program stream",
-        container="MPEG-PS",
-        system=system,
-        tracks=tracks,
-    )
+    ev: dict[str, object] = {"container": "MPEG-PS", "system": system, "tracks": tracks}
+    if not tracks:
+        return _refused(
+            "media.no_tracks",
+            "MPEG-PS",
+            f"expected a video or audio stream in the first {len(head)} bytes of the "
+            f"{system} program stream, found none",
+            None,
+            **ev,
+        )
+    return _found("video/mpeg", "MPEG-PS", f"{system} program stream", **ev)
 
 
 def _start_codes(head: bytes) -> Iterator[int]:
@@ -2004,12 +2313,25 @@ def _mpeg_es(src: _Source) -> Detected:
     )
 
 
+_TS_PACKETS = 8  # packets whose headers must all look right, or every packet in the head
+
+
 def _is_ts(head: bytes) -> bool:
+    """Tell a transport stream: 188, 192 or 204-byte packets with plausible headers.
+
+    Each checked packet starts with the 0x47 sync byte, has a defined adaptation field
+    control (not 00) and no reserved scrambling value (01); at least three packets.
+    """
     for first, step in ((0, 188), (4, 192), (0, 204)):
-        positions = range(first, min(len(head), first + step * 5), step)
-        if len(positions) >= 2 and all(head[p] == 0x47 for p in positions):
+        positions = range(first, min(len(head) - 3, first + step * _TS_PACKETS), step)
+        if len(positions) >= 3 and all(_ts_header(head, p) for p in positions):
             return True
     return False
+
+
+def _ts_header(head: bytes, pos: int) -> bool:
+    flags = head[pos + 3]
+    return head[pos] == 0x47 and flags & 0x30 != 0 and flags & 0xC0 != 0x40
 
 
 def _mpeg_ts(src: _Source) -> Detected:
@@ -2017,7 +2339,7 @@ def _mpeg_ts(src: _Source) -> Detected:
 
 
 def _pdf(src: _Source) -> Detected:
-    begin = src.head.find(b"%PDF-", 0, _PDF_WINDOW)
+    begin = _pdf_start(src.head)
     version = src.head[begin + 5 : begin + 8].decode("latin-1")
     if src.partial:
         return _found("application/pdf", "PDF", f"PDF {version}", pdf_version=version, partial=True)
@@ -2138,6 +2460,8 @@ _OTHER_SIGNATURES: tuple[tuple[int, bytes, str, Kind | None], ...] = (
     (0, b"TTA1", "TTA", "audio"),
     (0, b"DSD ", "DSF", "audio"),
     (0, b".RMF", "RealMedia", "video"),
+    (0, b"riff\x2e\x91\xcf\x11\xa5\xd6\x28\xdb\x04\xc1\x00\x00", "Wave64", "audio"),
+    (0, b"Creative Voice File\x1a", "VOC", "audio"),
     (0, b"PK\x03\x04", "ZIP", None),
     (0, b"PK\x05\x06", "ZIP", None),
     (0, b"\x1f\x8b\x08", "gzip", None),
@@ -2171,7 +2495,53 @@ def _other_signature(src: _Source) -> Detected | None:
         (pe,) = struct.unpack_from("<I", head, 60)
         if head[pe : pe + 4] == b"PE\x00\x00":
             return _not_allowed("Windows executable", None)
+    video = _annex_b(head)
+    if video is not None:
+        return _not_allowed(video, "video", container="none")
+    netpbm = _netpbm(head)
+    if netpbm is not None:
+        name, width, height = netpbm
+        return _not_allowed(name, "image", width=width, height=height)
     return None
+
+
+_H264_PROFILES = frozenset(
+    {44, 66, 77, 83, 86, 88, 100, 110, 118, 122, 128, 134, 135, 138, 139, 144, 244}
+)
+
+
+def _annex_b(head: bytes) -> str | None:
+    """Name an H.264 or H.265 elementary stream that opens with its parameter sets."""
+    if head[:4] != b"\x00\x00\x00\x01" or len(head) < 6:
+        return None
+    nal, nxt = head[4], head[5]
+    if nal & 0x9F == 0x07 and nal & 0x60 and nxt in _H264_PROFILES:
+        return "H.264 elementary stream"  # a sequence parameter set
+    if nal == 0x40 and nxt == 0x01:
+        return "H.265 elementary stream"  # a video parameter set
+    return None
+
+
+_NETPBM = {b"1": "PBM", b"2": "PGM", b"3": "PPM", b"4": "PBM", b"5": "PGM", b"6": "PPM"}
+_NETPBM_TOKEN = re.compile(rb"(?:\s|#[^\n]*\n)+([0-9]{1,9})")
+
+
+def _netpbm(head: bytes) -> tuple[str, int, int] | None:
+    """Read a Netpbm header (``P1`` to ``P6``, then width and height): name, width, height."""
+    name = _NETPBM.get(head[1:2]) if head[:1] == b"P" else None
+    if name is None:
+        return None
+    sizes = []
+    pos = 2
+    for _ in range(2):
+        match = _NETPBM_TOKEN.match(head, pos, 1024)
+        if match is None:
+            return None
+        sizes.append(int(match.group(1)))
+        pos = match.end()
+    if not all(sizes) or head[pos : pos + 1] not in (b" ", b"\t", b"\r", b"\n", b"#"):
+        return None
+    return name, sizes[0], sizes[1]
 
 
 # libmagic answers trusted to name a refused format; anything else is left unknown.
@@ -2264,6 +2634,30 @@ def _markup(head: bytes) -> str | None:
     return None
 
 
+_JSON_START = re.compile(r'\A\s*(?:\{\s*["}]|\[\s*[-0-9"{\[\]tfn])')
+
+
+def _own_text_format(head: bytes, *, spaced: bool) -> str | None:
+    """Name markup, JSON or plain text in ``head`` by the library's own tests, not libmagic's.
+
+    With ``spaced``, plain text needs whitespace between words (one character in 100 at
+    least): G.711 samples of a quiet signal of one sign decode as ASCII letters, but
+    spaces and line breaks only come from loud samples. L16 samples of a signal that
+    crosses zero do not decode as text at all.
+    """
+    fmt = _markup(head)
+    if fmt is not None:
+        return fmt
+    text = _as_text(head)
+    if text is None:
+        return None
+    if _JSON_START.match(text):
+        return "JSON"
+    if not spaced or sum(c in " \t\r\n" for c in text) * 100 >= len(text):
+        return "plain text"
+    return None
+
+
 def _as_text(head: bytes) -> str | None:
     sample = head[:4096]
     if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -2282,6 +2676,9 @@ def _as_text(head: bytes) -> str | None:
 def _unrecognised(src: _Source, declared: str | None) -> Detected:
     base, params = _declared(declared)
     if base in _HEADERLESS:
+        named = _own_text_format(src.head, spaced=base != "audio/l16")
+        if named is not None:
+            return _not_allowed(named, None)
         return _headerless(src, base, params)
     fmt = _markup(src.head)
     mime = None
@@ -2382,7 +2779,8 @@ _HANDLERS: tuple[tuple[Callable[[bytes], bool], _Handler, str, Kind | None], ...
     (lambda h: h[:4] == b"\x00\x00\x01\xb3", _mpeg_es, "MPEG video", "video"),
     (_is_ts, _mpeg_ts, "MPEG-TS", "video"),
     (lambda h: h[:2] == b"BM", _bmp, "BMP", "image"),
-    (lambda h: b"%PDF-" in h[:_PDF_WINDOW], _pdf, "PDF", "document"),
+    (lambda h: _pdf_start(h) >= 0, _pdf, "PDF", "document"),
+    (lambda h: h[:2] == b"\x0b\x77", _ac3, "AC-3", "audio"),
     (lambda h: True, _other_signature, "unknown", None),
     (lambda h: True, _mpeg_audio, "MPEG audio", "audio"),
 )

@@ -387,6 +387,7 @@ def heic_pillow_heif() -> bytes:
 # --------------------------------------------------------------------------------------
 
 _SINE = ["-f", "lavfi", "-i", "sine=frequency=440:duration=1:sample_rate=22050"]
+_SHORT_SINE = ["-f", "lavfi", "-i", "sine=frequency=440:duration=0.25:sample_rate=8000"]
 _TESTSRC = ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=1"]
 _TESTSRC25 = ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=25:duration=1"]  # MPEG-1/2 rates
 _EXACT = [
@@ -433,6 +434,11 @@ def ffmpeg(
 ) -> tuple[Callable[[Made, Path], bytes], str]:
     args = ffmpeg_args(inputs, codec, fmt)
     return (lambda made, work: run_tool(args, suffix, work)), " ".join(args) + f" out{suffix}"
+
+
+def piped(args: list[str]) -> Callable[[Made, Path], bytes]:
+    """Run a tool that writes to standard output: it cannot seek back to fix its sizes."""
+    return lambda made, work: subprocess.run(args, check=True, capture_output=True).stdout
 
 
 # --------------------------------------------------------------------------------------
@@ -902,6 +908,24 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
     )
     add(
         Fixture(
+            "ppm_pillow.ppm",
+            _call(lambda: pillow("PPM")),
+            f"{pv}: 32x24 RGB .save(fp, 'PPM') (P6)",
+            code("mime.not_allowed"),
+            **pil,
+        )
+    )
+    add(
+        Fixture(
+            "pgm_pillow.pgm",
+            _call(lambda: pillow("PPM", "L")),
+            f"{pv}: 32x24 grey .save(fp, 'PPM') (P5)",
+            code("mime.not_allowed"),
+            **pil,
+        )
+    )
+    add(
+        Fixture(
             "heif_jpeg_coded.heif",
             _call(lambda: heif_around(b"jpeg", pillow("JPEG", quality=60), 32, 24, b"mif1mif1")),
             f"{pv}: heif_around('jpeg', Pillow JPEG 32x24, brands mif1) (byte-assembled HEIF)",
@@ -967,6 +991,7 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
         add(Fixture(name, make, f"{fv}: {command}", expected))
 
     aac = ["-c:a", "aac", "-b:a", "32k"]
+    refused = code("mime.not_allowed")
     h264 = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
     ff(
         "mp3_plain.mp3",
@@ -1068,6 +1093,25 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
     )
     ff("aiff_pcm.aiff", _SINE, ["-c:a", "pcm_s16be"], "aiff", mime("audio/aiff"))
     ff("wav_rf64.wav", _SINE, ["-c:a", "pcm_s16le", "-rf64", "always"], "wav", mime("audio/wav"))
+    ff("avi_audio_only.avi", _SHORT_SINE, ["-c:a", "pcm_s16le"], "avi", refused)
+    ff("ac3.ac3", _SHORT_SINE, ["-c:a", "ac3", "-ar", "48000", "-b:a", "64k"], "ac3", refused)
+    ff("wave64.w64", _SHORT_SINE, ["-c:a", "pcm_u8"], "w64", refused)
+    ff("voc.voc", _SHORT_SINE, ["-c:a", "pcm_u8"], "voc", refused)
+    ff("h264_annexb.h264", _TESTSRC, [*h264, "-frames:v", "1"], "h264", refused)
+    for name, fmt, expected in (
+        ("wav_ffmpeg_pipe.wav", "wav", mime("audio/wav")),
+        ("aiff_ffmpeg_pipe.aiff", "aiff", mime("audio/aiff")),
+    ):
+        args = ffmpeg_args(_SHORT_SINE, ["-c:a", "pcm_s16le" if fmt == "wav" else "pcm_s16be"], fmt)
+        add(
+            Fixture(
+                name,
+                piped([*args, "pipe:1"]),
+                f"{fv}: {' '.join(args)} - | cat > out{Path(name).suffix} "
+                "(written to a pipe: sizes left unset)",
+                expected,
+            )
+        )
 
     sv = _tool_version("sox", lenient)
     sox = ["sox", "-D", "-n", "-r", "8000", "-c", "1", "-b", "16", "-e", "signed-integer"]
@@ -1078,6 +1122,15 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
             lambda made, work: _sox(aifc_args, work),
             f"{sv}: {' '.join(aifc_args)} out.aifc synth 0.5 sine 440",
             mime("audio/aiff"),
+        )
+    )
+    wav_pipe_args = [*sox, "-t", "wav", "-", "synth", "0.25", "sine", "440"]
+    add(
+        Fixture(
+            "wav_sox_pipe.wav",
+            piped(wav_pipe_args),
+            f"{sv}: {' '.join(wav_pipe_args)} | cat > out.wav (written to a pipe)",
+            mime("audio/wav"),
         )
     )
 

@@ -341,3 +341,10 @@ def test_dump_refuses_a_text_file(tmp_path: Path) -> None:
     req = _request(di.image(m("png_pillow.png")))
     with open(tmp_path / "out.json", "w") as out, pytest.raises(di.SourceError, match="binary"):
         req.dump(out)  # type: ignore[arg-type]
+
+
+def test_mp3_names_layer_three_only() -> None:
+    assert di.audio(m("mp2_layer2.mp2"), mime_type="audio/mpeg").mime_type == "audio/mpeg"
+    with pytest.raises(di.InvalidInput) as info:
+        di.audio(m("mp2_layer2.mp2"), mime_type="audio/mp3")
+    assert info.value.codes == ("mime.mismatch",)

@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any
@@ -238,6 +239,17 @@ DISTINCTIONS = [
     ("zip", "zip_archive.zip", "mime.not_allowed", "ZIP"),
     ("plain-text", "text.txt", "mime.not_allowed", "plain text"),
     ("unknown-bytes", "random.bin", "media.unknown", "unknown"),
+    ("ac3", "ac3.ac3", "mime.not_allowed", "AC-3"),
+    ("wave64", "wave64.w64", "mime.not_allowed", "Wave64"),
+    ("voc", "voc.voc", "mime.not_allowed", "VOC"),
+    ("h264-annex-b", "h264_annexb.h264", "mime.not_allowed", "H.264 elementary stream"),
+    ("ppm", "ppm_pillow.ppm", "mime.not_allowed", "PPM"),
+    ("pgm", "pgm_pillow.pgm", "mime.not_allowed", "PGM"),
+    ("avi-audio-only", "avi_audio_only.avi", "mime.not_allowed", "AVI (audio only)"),
+    # written to a pipe: the writer could not go back to fill in its sizes
+    ("wav-ffmpeg-pipe", "wav_ffmpeg_pipe.wav", "audio/wav", "WAVE"),
+    ("wav-sox-pipe", "wav_sox_pipe.wav", "audio/wav", "WAVE"),
+    ("aiff-ffmpeg-pipe", "aiff_ffmpeg_pipe.aiff", "audio/aiff", "AIFF"),
 ]
 
 
@@ -285,6 +297,12 @@ EVIDENCE = [
     ("asf-streams", "wmv_asf.wmv", {"tracks": ("video", "audio")}),
     ("mpeg-ps-system", "mpeg_ps.mpg", {"system": "MPEG-1"}),
     ("polyglot-names-other", "png_zip_appended.png", {"other_format": "ZIP"}),
+    ("wav-ffmpeg-pipe-duration", "wav_ffmpeg_pipe.wav", {"duration_s": 0.25}),
+    ("wav-sox-pipe-duration", "wav_sox_pipe.wav", {"duration_s": 0.25}),
+    ("aiff-ffmpeg-pipe-duration", "aiff_ffmpeg_pipe.aiff", {"duration_s": 0.25}),
+    ("rf64-duration", "wav_rf64.wav", {"duration_s": 1.0}),
+    ("aiff-duration", "aiff_pcm.aiff", {"duration_s": 1.0}),
+    ("avi-audio-only-tracks", "avi_audio_only.avi", {"tracks": ("audio",)}),
 ]
 
 
@@ -297,7 +315,365 @@ def test_evidence(name: str, expected: dict[str, object]) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Byte-level hostile shapes made here
+# Byte-level hostile shapes made here, one table
+# --------------------------------------------------------------------------------------
+
+
+def _patch(data: bytes, at: int, new: bytes) -> bytes:
+    return data[:at] + new + data[at + len(new) :]
+
+
+def _wav_data_size(data: bytes, size: int) -> bytes:
+    return _patch(data, data.index(b"data") + 4, struct.pack("<I", size))
+
+
+def _rf64_ds64_data_size(size: int) -> bytes:
+    data = media("wav_rf64.wav")
+    return _patch(data, data.index(b"ds64") + 16, struct.pack("<Q", size))
+
+
+def _aiff_lie(frames: int, ssnd: int) -> bytes:
+    data = media("aiff_pcm.aiff")
+    data = _patch(data, data.index(b"COMM") + 10, struct.pack(">I", frames))
+    return _patch(data, data.index(b"SSND") + 4, struct.pack(">I", ssnd))
+
+
+def _heic_cut(n: int) -> bytes:
+    return media("heic_x265.heic")[:n]
+
+
+def _heic_mdat_to_end(cut: int) -> bytes:
+    """heic_x265.heic with its mdat size set to 0 (to the end), less ``cut`` bytes."""
+    data = media("heic_x265.heic")
+    data = _patch(data, data.rindex(b"mdat") - 4, b"\x00\x00\x00\x00")
+    return data[: len(data) - cut]
+
+
+def _tiff_entry(data: bytes, tag: int, value: bytes) -> bytes:
+    """Rewrite the count and value of one entry of the IFD of ``tiff_be.tif``."""
+    (ifd,) = struct.unpack(">I", data[4:8])
+    for i in range(struct.unpack(">H", data[ifd : ifd + 2])[0]):
+        at = ifd + 2 + 12 * i
+        if struct.unpack(">H", data[at : at + 2])[0] == tag:
+            return _patch(data, at + 4, value)
+    raise AssertionError(tag)
+
+
+def _tiff_second_ifd(strip_at: int) -> bytes:
+    """tiff_be.tif with a second IFD (8x8 grey, one strip at ``strip_at``) chained to it."""
+    data = media("tiff_be.tif")
+    entries = [(256, 3, 1, 8 << 16), (257, 3, 1, 8 << 16), (258, 3, 1, 8 << 16)]
+    entries += [(273, 4, 1, strip_at), (279, 4, 1, 64)]
+    ifd = struct.pack(">H", len(entries)) + b"".join(struct.pack(">HHII", *e) for e in entries)
+    return data[:-4] + struct.pack(">I", len(data)) + ifd + b"\x00" * 4
+
+
+def _bigtiff_next(offset: int) -> bytes:
+    data = media("bigtiff_be.tif")
+    return data[:-8] + struct.pack(">Q", offset)
+
+
+def _bigtiff_strip_bytes(count: int) -> bytes:
+    """bigtiff_be.tif with the StripByteCounts value (tag 279, LONG8) set to ``count``."""
+    data = media("bigtiff_be.tif")
+    (ifd,) = struct.unpack(">Q", data[8:16])
+    for i in range(struct.unpack(">Q", data[ifd : ifd + 8])[0]):
+        at = ifd + 8 + 20 * i
+        if struct.unpack(">H", data[at : at + 2])[0] == 279:
+            return _patch(data, at + 12, struct.pack(">Q", count))
+    raise AssertionError(279)
+
+
+def _mpeg_ps_without_streams() -> bytes:
+    pack = media("mpeg_ps.mpg")[:12]
+    padding = b"\x00\x00\x01\xbe" + struct.pack(">H", 64) + b"\xff" * 64
+    return pack + padding + b"\x00\x00\x01\xb9"
+
+
+def _avi_without_streams() -> bytes:
+    avih = b"avih" + struct.pack("<I", 56) + b"\x00" * 56
+    hdrl = b"LIST" + struct.pack("<I", 4 + len(avih)) + b"hdrl" + avih
+    return b"RIFF" + struct.pack("<I", 4 + len(hdrl)) + b"AVI " + hdrl
+
+
+def _avi_with_text_stream() -> bytes:
+    strh = b"strh" + struct.pack("<I", 56) + b"txts" + b"\x00" * 52
+    strl = b"LIST" + struct.pack("<I", 4 + len(strh)) + b"strl" + strh
+    avih = b"avih" + struct.pack("<I", 56) + b"\x00" * 56
+    hdrl = b"LIST" + struct.pack("<I", 4 + len(avih) + len(strl)) + b"hdrl" + avih + strl
+    return b"RIFF" + struct.pack("<I", 4 + len(hdrl)) + b"AVI " + hdrl
+
+
+def _png_with_pdf_at(offset: int) -> bytes:
+    """png_stored.png with a tEXt chunk after IHDR holding ``%PDF-1.4`` at ``offset``."""
+    data = media("png_stored.png")
+    body = b"a\x00" + b"x" * (offset - 33 - 8 - 2) + b"%PDF-1.4"
+    text = struct.pack(">I", len(body)) + b"tEXt" + body
+    text += struct.pack(">I", zlib.crc32(b"tEXt" + body))
+    return data[:33] + text + data[33:]
+
+
+def _quiet_negative_alaw() -> bytes:
+    """G.711 A-law of a quiet signal below zero: every byte is an ASCII letter or sign."""
+    return bytes(0x50 | (i * 7 % 16) for i in range(4000))
+
+
+def _ac3_frames(count: int) -> bytes:
+    data = media("ac3.ac3")
+    return data[: 256 * count]  # 64 kbit/s at 48 kHz: 256-byte frames
+
+
+HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
+    # 1. declared lengths past the end are capped, the files still sniff
+    (
+        "wav-data-size-past-end",
+        lambda: _wav_data_size(media("wav_pcm16.wav"), 0xFFFFFFF0),
+        None,
+        "audio/wav",
+    ),
+    ("rf64-ds64-size-past-end", lambda: _rf64_ds64_data_size(1 << 40), None, "audio/wav"),
+    ("aiff-ssnd-and-comm-past-end", lambda: _aiff_lie(1 << 30, 0x7FFFFFF0), None, "audio/aiff"),
+    ("aiff-cut-before-ssnd", lambda: media("aiff_pcm.aiff")[:38], None, "media.truncated"),
+    # 2. HEIF integrity
+    (
+        "heic-cut-in-mdat",
+        lambda: _heic_cut(len(media("heic_x265.heic")) - 1),
+        None,
+        "media.truncated",
+    ),
+    ("heic-cut-in-meta", lambda: _heic_cut(200), None, "media.truncated"),
+    ("heic-iloc-extent-past-end", lambda: _heic_mdat_to_end(10), None, "media.truncated"),
+    ("heic-mdat-to-end-whole", lambda: _heic_mdat_to_end(0), None, "image/heic"),
+    # 3. TIFF integrity
+    (
+        "tiff-next-ifd-past-end",
+        lambda: media("tiff_be.tif")[:-4] + b"\x00\x00\x10\x00",
+        None,
+        "media.truncated",
+    ),
+    (
+        "tiff-tag-values-past-end",
+        lambda: _tiff_entry(media("tiff_be.tif"), 258, b"\x00\x00\x00\x03\x00\x00\x01\x00"),
+        None,
+        "media.truncated",
+    ),
+    (
+        "tiff-strip-past-end",
+        lambda: _tiff_entry(media("tiff_be.tif"), 279, b"\x00\x00\x00\x01\x00\x00\x01\x00"),
+        None,
+        "media.truncated",
+    ),
+    ("tiff-second-ifd-strip-past-end", lambda: _tiff_second_ifd(4000), None, "media.truncated"),
+    ("tiff-second-ifd-whole", lambda: _tiff_second_ifd(8), None, "image/tiff"),
+    (
+        "tiff-ifd-loop-stops",
+        lambda: media("tiff_be.tif")[:-4] + b"\x00\x00\x00\x48",
+        None,
+        "image/tiff",
+    ),
+    ("bigtiff-next-ifd-past-end", lambda: _bigtiff_next(1 << 20), None, "media.truncated"),
+    ("bigtiff-next-ifd-none", lambda: _bigtiff_next(0), None, "image/tiff"),
+    ("bigtiff-strip-past-end", lambda: _bigtiff_strip_bytes(1 << 20), None, "media.truncated"),
+    # 4. containers without streams
+    ("avi-no-streams", _avi_without_streams, None, "media.no_tracks"),
+    ("avi-text-stream-only", _avi_with_text_stream, None, "media.no_tracks"),
+    (
+        "mpeg-ps-pack-and-end-only",
+        lambda: media("mpeg_ps.mpg")[:12] + b"\x00\x00\x01\xb9",
+        None,
+        "media.no_tracks",
+    ),
+    ("mpeg-ps-padding-stream-only", _mpeg_ps_without_streams, None, "media.no_tracks"),
+    # 5. the 1024-byte PDF window, and transport streams
+    (
+        "pdf-starting-at-1020",
+        lambda: b"\x01" * 1020 + media("pdf_minimal.pdf"),
+        None,
+        "application/pdf",
+    ),
+    (
+        "pdf-starting-at-1023",
+        lambda: b"\x01" * 1023 + media("pdf_minimal.pdf"),
+        None,
+        "application/pdf",
+    ),
+    (
+        "pdf-starting-at-1024",
+        lambda: b"\x01" * 1024 + media("pdf_minimal.pdf"),
+        None,
+        "media.unknown",
+    ),
+    ("png-pdf-header-at-1020", lambda: _png_with_pdf_at(1020), None, "media.polyglot"),
+    ("png-pdf-header-at-1023", lambda: _png_with_pdf_at(1023), None, "media.polyglot"),
+    ("png-pdf-header-at-1024", lambda: _png_with_pdf_at(1024), None, "image/png"),
+    (
+        "ts-sync-bytes-then-pdf-at-1020",
+        lambda: b"G" * 1020 + media("pdf_minimal.pdf"),
+        None,
+        "application/pdf",
+    ),
+    (
+        "ts-sync-bytes-then-pdf-at-1100",
+        lambda: b"G" * 1100 + media("pdf_minimal.pdf"),
+        None,
+        "media.unknown",
+    ),
+    (
+        "ts-syncs-without-packet-headers",
+        lambda: (b"\x47" + b"\x00" * 187) * 6,
+        None,
+        "media.unknown",
+    ),
+    ("ts-three-real-packets", lambda: media("mpeg_ts.ts")[: 188 * 3], None, "mime.not_allowed"),
+    # 6. declared headerless audio that the library names otherwise
+    ("l16-declared-svg", lambda: media("image.svg"), "audio/l16;rate=16000", "mime.not_allowed"),
+    (
+        "alaw-declared-html",
+        lambda: b"<!DOCTYPE html><html><body>hi</body></html>\n",
+        "audio/alaw",
+        "mime.not_allowed",
+    ),
+    (
+        "mulaw-declared-xml",
+        lambda: b"<?xml version='1.0'?><a>b</a>\n",
+        "audio/mulaw",
+        "mime.not_allowed",
+    ),
+    ("l16-declared-json", lambda: b'{"a": [1, 2]}\n', "audio/l16", "mime.not_allowed"),
+    ("alaw-declared-json-unspaced", lambda: b'[{"a":1},{"b":2}]', "audio/alaw", "mime.not_allowed"),
+    ("mulaw-declared-plain-text", lambda: media("text.txt"), "audio/mulaw", "mime.not_allowed"),
+    (
+        "l16-declared-text-without-spaces",
+        lambda: b"base64QUJDRA==",
+        "audio/l16",
+        "mime.not_allowed",
+    ),
+    ("alaw-declared-ac3", lambda: media("ac3.ac3"), "audio/alaw", "mime.not_allowed"),
+    ("mulaw-declared-png", lambda: media("png_stored.png"), "audio/mulaw", "image/png"),
+    (
+        "alaw-declared-quiet-negative-signal",
+        _quiet_negative_alaw,
+        "audio/alaw;rate=8000",
+        "audio/alaw",
+    ),
+    ("l16-declared-raw-samples", lambda: media("l16_16k.raw"), "audio/l16;rate=16000", "audio/l16"),
+    # 7. more formats named outside the API's lists
+    ("ac3-three-frames", lambda: _ac3_frames(3), None, "mime.not_allowed"),
+    ("ac3-sync-word-then-junk", lambda: b"\x0b\x77" + bytes(range(256)) * 4, None, "media.unknown"),
+    (
+        "h265-annex-b-vps",
+        lambda: b"\x00\x00\x00\x01\x40\x01\x0c\x01\xff\xff" + b"\x00" * 64,
+        None,
+        "mime.not_allowed",
+    ),
+    (
+        "annex-b-start-code-without-sps",
+        lambda: b"\x00\x00\x00\x01\x09\xf0" + b"\x00" * 64,
+        None,
+        "media.unknown",
+    ),
+    ("wave64-guid", lambda: media("wave64.w64")[:64], None, "mime.not_allowed"),
+    (
+        "pbm-with-comment",
+        lambda: b"P4\n# made by hand\n8 2\n" + bytes(range(16)),
+        None,
+        "mime.not_allowed",
+    ),
+    # 8. PNG end chunk
+    ("png-iend-crc-missing-1-byte", lambda: media("png_stored.png")[:-1], None, "media.truncated"),
+    ("png-iend-crc-missing-4-bytes", lambda: media("png_stored.png")[:-4], None, "media.truncated"),
+    ("png-iend-crc-missing-2-bytes", lambda: media("png_stored.png")[:-2], None, "media.truncated"),
+]
+
+
+@pytest.fixture
+def without_libmagic(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Sniff with the library's own recognisers only, so the verdicts do not vary by host."""
+    from decisions_input import sniffing as sniff
+
+    sniff._magic_db.cache_clear()
+    monkeypatch.setitem(sys.modules, "magic", None)  # import magic now raises ImportError
+    yield
+    sniff._magic_db.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("make", "declared", "expected"), [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE]
+)
+@pytest.mark.usefixtures("without_libmagic")
+def test_hostile_bytes(make: Callable[[], bytes], declared: str | None, expected: str) -> None:
+    det = sniff_bytes(make(), declared=declared)
+    assert verdict(det) == expected, det.reason
+    assert (det.mime is None) == (det.code is not None)
+
+
+DURATIONS: list[tuple[str, Callable[[], bytes], bool, float | None]] = [
+    (
+        "wav-data-size-capped",
+        lambda: _wav_data_size(media("wav_pcm16.wav"), 0xFFFFFFF0),
+        False,
+        0.5,
+    ),
+    (
+        "wav-data-size-zero-in-streamed-riff",
+        lambda: _patch(_wav_data_size(media("wav_pcm16.wav"), 0), 4, b"\xff" * 4),
+        False,
+        0.5,
+    ),
+    (
+        "wav-data-size-zero-in-sized-riff",
+        lambda: _wav_data_size(media("wav_pcm16.wav"), 0),
+        False,
+        0.0,
+    ),
+    ("wav-cut-in-half", lambda: media("wav_pcm16.wav")[: 44 + 4000], False, 0.25),
+    ("wav-pipe-head-partial", lambda: media("wav_ffmpeg_pipe.wav")[:1024], True, None),
+    ("wav-head-partial-within-declared", lambda: media("wav_pcm16.wav"), True, 0.5),
+    ("rf64-ds64-capped", lambda: _rf64_ds64_data_size(1 << 40), False, 1.0),
+    ("aiff-comm-and-ssnd-capped", lambda: _aiff_lie(1 << 30, 0x7FFFFFF0), False, 1.0),
+    (
+        "aiff-comm-frames-capped",
+        lambda: _aiff_lie(1 << 30, len(media("aiff_pcm.aiff"))),
+        False,
+        1.0,
+    ),
+    (
+        "aiff-cut-in-half",
+        lambda: media("aiff_pcm.aiff")[: len(media("aiff_pcm.aiff")) // 2],
+        False,
+        0.499,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "partial", "seconds"), [c[1:] for c in DURATIONS], ids=[c[0] for c in DURATIONS]
+)
+def test_declared_lengths_are_capped_by_the_bytes(
+    make: Callable[[], bytes], partial: bool, seconds: float | None
+) -> None:
+    det = sniff_bytes(make(), partial=partial)
+    assert det.ok, det.reason
+    assert det.evidence.get("duration_s") == seconds
+
+
+def _seconds(det: Detected) -> float:
+    value = det.evidence["duration_s"]
+    assert isinstance(value, float)
+    return value
+
+
+def test_counts_in_compressed_streams_are_capped_by_the_bytes() -> None:
+    mp3 = media("mp3_id3v2.mp3")
+    lying = _patch(mp3, mp3.index(b"Info") + 8, struct.pack(">I", 0x7FFFFFFF))  # Info frames
+    assert _seconds(sniff_bytes(mp3)) < _seconds(sniff_bytes(lying)) < 5.0
+    flac = media("flac.flac")
+    streaminfo = int.from_bytes(flac[18:26], "big") | ((1 << 36) - 1)  # total samples
+    assert 1.0 < _seconds(sniff_bytes(flac[:18] + streaminfo.to_bytes(8, "big") + flac[26:])) < 200
+
+
+# --------------------------------------------------------------------------------------
+# More byte-level hostile shapes
 # --------------------------------------------------------------------------------------
 
 
