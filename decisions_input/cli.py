@@ -499,12 +499,27 @@ def _response_job(job: _Job) -> _Result:
     return _check_job(job, check)
 
 
+def _target_of_request(request: bytes | None) -> str:
+    """Parallel for a request body with ``state`` and no ``model``; Gemini otherwise."""
+    import json
+
+    if request is None:
+        return "gemini"
+    try:
+        body = json.loads(request)
+    except ValueError:
+        return "gemini"
+    is_parallel = isinstance(body, dict) and "state" in body and "model" not in body
+    return "parallel" if is_parallel else "gemini"
+
+
 def _cmd_check_response(args: argparse.Namespace, streams: _Streams) -> int:
     if args.response == "-" and args.request == "-":
         raise _UsageError("standard input ('-') can be named only once")
     request = _read_bytes(args.request, streams) if args.request is not None else None
     data = _read_stdin(streams) if args.response == "-" else None
-    job = _Job(args.response, args.target, args.strict, data=data, request=request)
+    target = args.target or _target_of_request(request)
+    job = _Job(args.response, target, args.strict, data=data, request=request)
     return _finish([_response_job(job)], args.format, streams)
 
 
@@ -1362,7 +1377,13 @@ def _add_check_response(subparsers: Any, streams: _Streams) -> None:
     )
     p.add_argument("response", metavar="RESPONSE", help="response file or - for standard input")
     p.add_argument("--request", metavar="REQUEST", help="the request file the response answers")
-    _add_target(p)
+    p.add_argument(
+        "--target",
+        choices=TARGETS,
+        default=None,
+        help="the API the response is from (default: Parallel when the request has state and "
+        "no model, else gemini)",
+    )
     _add_strict(p)
     _add_format(p)
 

@@ -669,3 +669,23 @@ def test_invalid_utf8_is_placed_at_its_line_and_column(tmp_path: Path) -> None:
     status, out, _ = run("validate", str(bad))
     assert status == 1
     assert out.splitlines()[0].startswith(f"{bad}:2:11: error json.invalid_utf8 ")
+
+
+def test_check_response_takes_the_target_from_the_request(tmp_path: Path) -> None:
+    request = tmp_path / "request.json"
+    request.write_text(
+        '{"state": {"company": "Clay"}, "questions": {"has_cli": {"type": "noul", '
+        '"instructions": "Does Clay offer a CLI?"}}}'
+    )
+    response = tmp_path / "response.json"
+    response.write_text(
+        '{"mode": "fast", "answers": {"has_cli": {"type": "noul", "noul": 0.9992}}, '
+        '"usage": {"input_tokens": 4212, "output_tokens": 0}, "citations": [], '
+        '"decision_id": "decisions_34b4be1b1405e19ba5516d9bb76c56ad"}'
+    )
+    status, out, _ = run("check-response", str(response), "--request", str(request))
+    assert (status, out.splitlines()[-1]) == (0, "1 file, 0 errors, 0 warnings")
+    status, _, _ = run(
+        "check-response", str(response), "--request", str(request), "--target", "gemini"
+    )
+    assert status == 1
