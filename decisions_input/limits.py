@@ -312,6 +312,7 @@ class Limits:
     # --- library bounds ----------------------------------------------------------------
     MAX_JSON_DEPTH: int
     SNIFF_BYTES: int
+    MAX_AUDIO_JUNK_BYTES: int
     MAX_SNIFF_STEPS: int
     MAX_SNIFF_READ_BYTES: int
     CHUNK_BYTES: int
@@ -559,6 +560,10 @@ GEMINI = Limits(
     ESTIMATED_DURATION_SPREAD=3.0,
     MAX_JSON_DEPTH=128,  # library bound on nesting of JSON text; seeds are silent
     SNIFF_BYTES=65_536,  # library bound: bytes read from the head of a file to sniff it
+    # Library bound: bytes of junk an MPEG audio or ADTS stream may have before its first
+    # frame (after ID3 tags and zero padding), as stream recordings and some taggers leave
+    # and decoders resync past; seeds are silent.
+    MAX_AUDIO_JUNK_BYTES=4096,
     # Library bounds on walking a container's structure (box, element, chunk and page
     # headers read) and on all bytes read to sniff one file, so a hostile file can neither
     # loop nor make sniffing time grow with its size.

@@ -40,9 +40,12 @@ the server may refuse:
   its ``moov`` index. Streams that decode from any prefix (WAV, AIFF, MP3, AAC, FLAC, Ogg,
   WebM) are accepted when cut short, but an AIFF with frames needs its ``SSND`` chunk.
   Every encrypted PDF is refused, with or without a user password. MPEG audio and AC-3
-  must show a chain of three frame headers (two when the file ends exactly after them);
-  the chain starts at the stream start (after ID3 tags and zero padding), not anywhere in
-  the file.
+  must show a chain of three frame headers (two when the file ends exactly after them).
+  AC-3's chain starts at the stream start. For MPEG audio and ADTS the first frame may
+  start up to ``Limits.MAX_AUDIO_JUNK_BYTES`` after the stream start (after ID3 tags and
+  zero padding), past junk that stream recordings and some taggers leave and decoders
+  resync past. The first position whose chain holds wins, the bytes skipped are reported
+  as ``evidence["junk_bytes"]``, and no frame further in is looked for.
 * **Declared lengths.** A length read from a header never reaches past the bytes present:
   the WAV ``data`` size (RF64: the ``ds64`` size), AIFF's frame count and ``SSND`` size,
   the MP3 Xing/Info frame count and FLAC's sample count are capped by what the file can
@@ -2076,14 +2079,32 @@ def _stream_start(src: _Source) -> int:
     return start if start < len(head) else 0
 
 
+# A byte pair that may open an MPEG audio or ADTS frame header (11 set bits, then the
+# rest); the lookahead keeps overlapping pairs such as ``FF FF F3``.
+_SYNC = re.compile(rb"\xff(?=[\xe0-\xff])")
+
+
 def _mpeg_audio(src: _Source) -> Detected | None:
+    """Find MPEG audio or ADTS frames at the stream start or past junk in front of them.
+
+    Only positions whose own header parses cost a step, so junk without sync words is
+    scanned for free and a chain is still needed from the position found.
+    """
     start = _stream_start(src)
-    frames = _chain(src, start, _mpeg_frame)
-    if frames:
-        return _mp3_verdict(src, start, frames[0])
-    frames = _chain(src, start, _adts_frame)
-    if frames:
-        return _adts_verdict(src, start, frames)
+    bound = src.limits.MAX_AUDIO_JUNK_BYTES
+    window = src.at(start, bound + 10)
+    for match in _SYNC.finditer(window, 0, bound + 2):  # a frame at `bound` at most
+        skip = match.start()
+        header = window[skip : skip + 10]
+        at = start + skip
+        if _mpeg_frame(header) is not None:
+            frames = _chain(src, at, _mpeg_frame)
+            if frames:
+                return _with(_mp3_verdict(src, at, frames[0]), junk_bytes=skip or None)
+        elif _adts_frame(header) is not None:
+            frames = _chain(src, at, _adts_frame)
+            if frames:
+                return _with(_adts_verdict(src, at, frames), junk_bytes=skip or None)
     return None
 
 

@@ -6,6 +6,7 @@ import hashlib
 import importlib.util
 import io
 import json
+import random
 import struct
 import subprocess
 import sys
@@ -721,6 +722,137 @@ def test_mp3_chain_needs_three_frames_or_an_exact_end() -> None:
 def test_adts_header_followed_by_garbage_is_unknown() -> None:
     header = media("aac_adts.aac")[:7]
     assert sniff_bytes(header + bytes(range(256)) * 3).mime is None
+
+
+def _junk(n: int) -> bytes:
+    """``n`` bytes of junk with no frame sync (``FF`` never followed by ``E0`` or more)."""
+    return (b"\xff\x00" * n)[:n]
+
+
+def _random_junk(n: int, seed: int) -> bytes:
+    """``n`` seeded random bytes with every ``FF`` taken out, so no sync word."""
+    return bytes(b if b != 0xFF else 0x7F for b in random.Random(seed).randbytes(n))
+
+
+def _id3_split(name: str) -> tuple[bytes, bytes]:
+    """The ID3v2 tag of a fixture (no footer) and the audio after it."""
+    data = media(name)
+    assert data[:3] == b"ID3" and not data[5] & 0x10
+    raw = data[6:10]
+    end = 10 + ((raw[0] << 21) | (raw[1] << 14) | (raw[2] << 7) | raw[3])
+    return data[:end], data[end:]
+
+
+def _after_tag(name: str, junk: bytes) -> bytes:
+    tag, audio = _id3_split(name)
+    return tag + junk + audio
+
+
+_WINDOW = GEMINI.MAX_AUDIO_JUNK_BYTES
+_FALSE_SYNC = b"\xff\xf3\x40\xc4"  # an MPEG-2 layer III header whose next one is missing
+
+# (id, bytes, verdict, evidence["junk_bytes"])
+JUNK_BEFORE_FRAMES: list[tuple[str, Callable[[], bytes], str, int | None]] = [
+    ("mp3-junk-1-at-start", lambda: _junk(1) + media("mp3_plain.mp3"), "audio/mpeg", 1),
+    ("mp3-junk-7-at-start", lambda: _junk(7) + media("mp3_plain.mp3"), "audio/mpeg", 7),
+    ("mp3-junk-100-at-start", lambda: _junk(100) + media("mp3_plain.mp3"), "audio/mpeg", 100),
+    ("mp3-junk-1000-at-start", lambda: _junk(1000) + media("mp3_plain.mp3"), "audio/mpeg", 1000),
+    (
+        "mp3-random-junk-1000-at-start",
+        lambda: b"\x01" + _random_junk(999, 1) + media("mp3_plain.mp3"),
+        "audio/mpeg",
+        1000,
+    ),
+    ("mp3-junk-1-after-id3", lambda: _after_tag("mp3_id3v2.mp3", _junk(1)), "audio/mpeg", 1),
+    ("mp3-junk-7-after-id3", lambda: _after_tag("mp3_id3v2.mp3", _junk(7)), "audio/mpeg", 7),
+    ("mp3-junk-100-after-id3", lambda: _after_tag("mp3_id3v2.mp3", _junk(100)), "audio/mpeg", 100),
+    (
+        "mp3-junk-1000-after-id3",
+        lambda: _after_tag("mp3_id3v2.mp3", _junk(1000)),
+        "audio/mpeg",
+        1000,
+    ),
+    (
+        "mp3-zero-padding-then-junk-after-id3",
+        lambda: _after_tag("mp3_id3v2.mp3", bytes(50) + _junk(7)),
+        "audio/mpeg",
+        7,
+    ),
+    (
+        "mp3-false-sync-in-junk-7-at-start",
+        lambda: _FALSE_SYNC + _junk(3) + media("mp3_plain.mp3"),
+        "audio/mpeg",
+        7,
+    ),
+    (
+        "mp3-false-sync-in-junk-1000-after-id3",
+        lambda: _after_tag("mp3_id3v2.mp3", _junk(500) + _FALSE_SYNC + _junk(496)),
+        "audio/mpeg",
+        1000,
+    ),
+    (
+        "mp3-junk-at-window-bound",
+        lambda: _junk(_WINDOW) + media("mp3_plain.mp3"),
+        "audio/mpeg",
+        _WINDOW,
+    ),
+    (
+        "mp3-junk-past-window",
+        lambda: _junk(_WINDOW + 1) + media("mp3_plain.mp3"),
+        "media.unknown",
+        None,
+    ),
+    (
+        "mp3-junk-past-window-after-id3",
+        lambda: _after_tag("mp3_id3v2.mp3", _junk(_WINDOW + 1)),
+        "media.unknown",
+        None,
+    ),
+    ("aac-junk-1-at-start", lambda: _junk(1) + media("aac_adts.aac"), "audio/aac", 1),
+    ("aac-junk-100-at-start", lambda: _junk(100) + media("aac_adts.aac"), "audio/aac", 100),
+    ("aac-junk-1000-at-start", lambda: _junk(1000) + media("aac_adts.aac"), "audio/aac", 1000),
+    ("aac-junk-7-after-id3", lambda: _after_tag("id3_aac.aac", _junk(7)), "audio/aac", 7),
+    (
+        "aac-junk-past-window",
+        lambda: _junk(_WINDOW + 1) + media("aac_adts.aac"),
+        "media.unknown",
+        None,
+    ),
+    ("random-with-sync-still-unknown", lambda: media("random_mp3_sync.mp3"), "media.unknown", None),
+    (
+        "random-with-sync-after-junk-still-unknown",
+        lambda: _junk(100) + media("random_mp3_sync.mp3"),
+        "media.unknown",
+        None,
+    ),
+    (
+        "random-with-sync-after-id3-still-unknown",
+        lambda: _id3_split("mp3_id3v2.mp3")[0] + media("random_mp3_sync.mp3"),
+        "media.unknown",
+        None,
+    ),
+    ("lone-sync-in-junk-still-unknown", lambda: _FALSE_SYNC + _junk(500), "media.unknown", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "expected", "junk"),
+    [c[1:] for c in JUNK_BEFORE_FRAMES],
+    ids=[c[0] for c in JUNK_BEFORE_FRAMES],
+)
+def test_junk_before_the_first_frame(
+    make: Callable[[], bytes], expected: str, junk: int | None
+) -> None:
+    det = sniff_bytes(make())
+    assert verdict(det) == expected, det.reason
+    assert det.evidence.get("junk_bytes") == junk
+
+
+def test_junk_before_the_first_frame_leaves_the_duration() -> None:
+    for name in ("mp3_plain.mp3", "aac_adts.aac"):
+        clean = sniff_bytes(media(name)).evidence
+        assert "junk_bytes" not in clean
+        assert sniff_bytes(_junk(1000) + media(name)).evidence["duration_s"] == clean["duration_s"]
 
 
 def test_mpeg_ts_with_192_byte_packets_is_refused() -> None:
