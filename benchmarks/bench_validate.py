@@ -95,16 +95,31 @@ def _validate(body: object) -> None:
             raise SystemExit(f"benchmark body is not valid: {problem}")
 
 
-def ratio(name: str, bodies: list[dict[str, object]], repeat: int, number: int) -> dict[str, float]:
+def _jsonschema(body: object) -> None:
+    from decisions_input import schemas
+
+    for _ in schemas.validator("gemini", "DecisionRequest").iter_errors(body):
+        pass
+
+
+def ratio(
+    name: str, bodies: list[dict[str, object]], repeat: int, number: int, schema: bool = True
+) -> dict[str, float]:
     texts = [json.dumps(b) for b in bodies]
     loads = _median(lambda: [json.loads(t) for t in texts], repeat, number)
     check = _median(lambda: [_validate(b) for b in bodies], repeat, number)
+    reference = (
+        _median(lambda: [_jsonschema(b) for b in bodies], 3, max(1, number // 10))
+        if schema
+        else float("nan")
+    )
     return {
         "workload": name,  # type: ignore[dict-item]
         "bytes": sum(map(len, texts)),
         "json_loads_s": loads,
         "iter_problems_s": check,
         "ratio": check / loads,
+        "jsonschema_ratio": reference / loads,
     }
 
 
@@ -128,15 +143,21 @@ def main() -> None:
     rows = [
         ratio("W1 typical", [w1_body()], repeat=7, number=200),
         ratio("W2 maximal", [w2_body()], repeat=5, number=1),
-        ratio("W4 1000 x W1", [w1_body(i) for i in range(1000)], repeat=5, number=1),
+        ratio("W4 1000 x W1", [w1_body(i) for i in range(1000)], 5, 1, schema=False),
     ]
     print(
-        f"{'workload':<14} {'body bytes':>12} {'json.loads':>12} {'iter_problems':>14} {'ratio':>7}"
+        f"{'workload':<14} {'body bytes':>12} {'json.loads':>12} {'iter_problems':>14} "
+        f"{'ratio':>7} {'jsonschema':>11}"
     )
     for r in rows:
         print(
             f"{r['workload']:<14} {r['bytes']:>12,} {r['json_loads_s'] * 1e3:>10.3f}ms "
-            f"{r['iter_problems_s'] * 1e3:>12.3f}ms {r['ratio']:>6.2f}x"
+            f"{r['iter_problems_s'] * 1e3:>12.3f}ms {r['ratio']:>6.2f}x "
+            + (
+                f"{r['jsonschema_ratio']:>10.0f}x"
+                if r["jsonschema_ratio"] == r["jsonschema_ratio"]
+                else f"{'-':>11}"
+            )
         )
     print(f"import decisions_input: {import_time() * 1e3:.1f} ms (median of 5 fresh interpreters)")
 
