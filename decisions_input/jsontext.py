@@ -450,11 +450,15 @@ def _clip(literal: str) -> str:
     return literal if len(literal) <= 40 else f"{literal[:20]}…({len(literal)} characters)"
 
 
-_STRING_ERRORS: Final = {
-    "Invalid control character at": "a control character to be escaped",
-    "Invalid \\escape": "a valid escape after '\\'",
-    "Invalid \\uXXXX escape": "four hex digits after '\\u'",
-}
+def _string_error(message: str) -> str:
+    """Say what the json module's string scanner expected, from its message."""
+    if message.startswith("Invalid control character"):
+        return "a control character to be escaped"
+    if message.startswith("Invalid \\u"):
+        return "four hex digits after '\\u'"
+    if message.startswith("Invalid \\"):
+        return "a valid escape after '\\'"
+    return "a valid string"
 
 _State = Callable[[], "_State | None"]
 
@@ -584,7 +588,7 @@ class _Tokenizer:
             if exc.msg.startswith("Unterminated"):
                 self._syntax(self.n, "'\"' to close the string", where)
             else:
-                self._syntax(exc.pos, _STRING_ERRORS.get(exc.msg, "a valid string"), where)
+                self._syntax(exc.pos, _string_error(exc.msg), where)
             return -1
         if not value.isascii():
             lone = _surrogate(value)
