@@ -734,6 +734,18 @@ class _Document:
     place: Placer
 
 
+def _syntax_finding(name: str, text: str, exc: ValueError) -> Finding:
+    """Place a JSON syntax error with the library's own parser (the same on every Python)."""
+    from .jsontext import parse
+
+    for problem in parse(text).problems:
+        if problem.code in ("json.syntax", "json.trailing_data", "json.too_deep"):
+            return _placed_by_message(Finding(name, 1, 1, problem))
+    line, col = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
+    problem = Problem((), "json.syntax", f"the file is not JSON: {exc.args[0]}")
+    return Finding(name, line, col, problem)
+
+
 def _first_repeated_member(name: str, text: str) -> Finding | None:
     """A ``json.duplicate_key`` finding for the first member name repeated in JSON text."""
     from .jsontext import locate_all, parse
@@ -792,9 +804,7 @@ def _parse_document(name: str, text: str) -> _Document | Finding:
             value = json.loads(text)
         except ValueError as exc:
             if suffix == ".json":
-                line, col = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
-                problem = Problem((), "json.syntax", f"the file is not JSON: {exc.args[0]}")
-                return Finding(name, line, col, problem)
+                return _syntax_finding(name, text, exc)
         else:
             repeat = _first_repeated_member(name, text)
             if repeat is not None:
