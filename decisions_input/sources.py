@@ -1099,13 +1099,11 @@ def _read_bounded(
     got = 0
     while got < nbytes:
         left = _time_left(deadline)
-        try:
+        # Python 3.13 closes the connection's socket object once the response owns the
+        # stream ("Connection: close"); the timeout set before the response still bounds
+        # each read, and the deadline is checked before every one.
+        with contextlib.suppress(OSError):
             sock.settimeout(left)
-        except OSError:
-            # Python 3.13 closes the connection's socket object once the response owns the
-            # stream ("Connection: close"); the timeout set before the response still bounds
-            # each read, and the deadline is checked before every one.
-            pass
         chunk = resp.read1(min(_NET_CHUNK_BYTES, nbytes - got))
         if not chunk:
             break
