@@ -460,6 +460,7 @@ def _string_error(message: str) -> str:
         return "a valid escape after '\\'"
     return "a valid string"
 
+
 _State = Callable[[], "_State | None"]
 
 
