@@ -788,7 +788,9 @@ def check_annotation(value: Any, path: Path, limits: Limits) -> Iterator[Problem
                 f"expected annotation type {_names(limits.ANNOTATION_MEMBERS)}, found {kind!r}",
             )
         return
-    yield from _check_typed_members(value, path, members, f"a {kind} annotation")
+    yield from _check_typed_members(
+        value, path, members, f"a {kind} annotation", limits.MAX_JSON_DEPTH
+    )
     snippets = value.get("review_snippets")
     if type(snippets) is list:
         for index, item in enumerate(snippets):
@@ -802,8 +804,14 @@ def check_annotation(value: Any, path: Path, limits: Limits) -> Iterator[Problem
 
 
 def _check_typed_members(
-    obj: dict[str, Any], path: Path, members: Mapping[str, str], what: str
+    obj: dict[str, Any],
+    path: Path,
+    members: Mapping[str, str],
+    what: str,
+    max_depth: int = 0,
 ) -> Iterator[Problem]:
+    """Check members against their JSON types; an open ``object`` member (user metadata)
+    holds any JSON value, walked to ``max_depth`` for what no JSON text can hold."""
     for key, member in obj.items():
         kind = members.get(key)
         if kind is None:
@@ -818,6 +826,8 @@ def _check_typed_members(
             )
         elif kind == "string" and (problem := _surrogate_problem(member, path + (key,))):
             yield problem
+        elif kind == "object":
+            yield from _check_json_value(member, path + (key,), max_depth)
 
 
 def check_noul_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:

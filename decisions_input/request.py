@@ -16,7 +16,7 @@ from typing import IO, Any
 from ._types import JSON, JSONObject
 from .blocks import MediaBlock, TextBlock
 from .checks import check_request
-from .errors import InvalidInput, Path, Problem, Severity, SourceError
+from .errors import InvalidInput, Problem, Severity, SourceError
 from .limits import Limits, limits_for
 from .media_checks import DeferredData
 from .questions import Question
@@ -91,8 +91,6 @@ class Request:
             else questions
         )
         problems = list(check_request(body, (), table))
-        if not any(p.severity is Severity.ERROR for p in problems):
-            problems.extend(_iter_unencodable(body, ()))
         if any(p.severity is Severity.ERROR for p in problems):
             raise InvalidInput(problems)
         self._media = tuple(media)
@@ -204,32 +202,3 @@ def _split(text: str, count: int) -> tuple[str, ...]:
         pieces.append(head)
     pieces.append(rest)
     return tuple(pieces)
-
-
-def _iter_unencodable(value: Any, path: Path) -> Iterator[Problem]:
-    """Yield a problem for every string or member name that cannot be written as UTF-8."""
-    stack: list[tuple[Any, Path]] = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if type(item) is str:
-            if not _encodable(item):
-                yield Problem(
-                    where, "json.lone_surrogate", "text holds a lone surrogate code point"
-                )
-        elif type(item) is dict:
-            for key, member in reversed(list(item.items())):
-                if type(key) is str and not _encodable(key):
-                    yield Problem(
-                        where + (key,), "json.lone_surrogate", "member name holds a lone surrogate"
-                    )
-                stack.append((member, where + (key,)))
-        elif type(item) is list:
-            stack.extend((v, where + (i,)) for i, v in reversed(list(enumerate(item))))
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -865,6 +865,8 @@ def _bad_char_problem(uri: str, path: Path) -> Problem | None:
             what = "a backslash"
         elif ch.isspace():
             what = "whitespace"
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            what = f"the lone surrogate U+{ord(ch):04X}, which no URL can encode"
         elif ord(ch) < 0x80 or unicodedata.category(ch) in ("Cc", "Cf", "Zs", "Zl", "Zp"):
             what = f"the control or invisible character U+{ord(ch):04X}"
         else:

@@ -832,6 +832,20 @@ def test_python_values_without_json_text(
     assert _found(body, target) == expected
 
 
+def test_lone_surrogates_in_uris_and_metadata_are_refused() -> None:
+    image = {"type": "image", "uri": "https://example.com/a\ud800.png", "mime_type": "image/png"}
+    body = with_(gemini(), _set(("input",), [image]))
+    assert _found(body, "gemini") == [("uri.syntax", "$.input[0].uri")]
+    note = {"type": "file_citation", "custom_metadata": {"k": "\ud800", "n": float("nan")}}
+    block = {"type": "text", "text": "Is it?", "annotations": [note]}
+    body = gemini(q={"type": "noul", "instructions": [block]})
+    where = "$.questions.q.instructions[0].annotations[0].custom_metadata"
+    assert _found(body, "gemini") == [
+        ("json.lone_surrogate", f"{where}.k"),
+        ("json.non_finite", f"{where}.n"),
+    ]
+
+
 def test_a_state_that_holds_itself_is_refused_without_hanging() -> None:
     state: dict[str, Any] = {}
     state["a"] = state
