@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity, render_json_path
-from .limits import Limits, limits_for
+from .limits import Limits, limits_for, target_of
 from .media_checks import Base64Stream, DeferredData
 
 if TYPE_CHECKING:
@@ -837,7 +837,7 @@ def estimate(value: Any, *, target: str | None = None, limits: Limits | None = N
         found = type(body).__name__
         raise InvalidInput([Problem((), "schema.type", f"expected a JSON object, found {found}")])
     if target is None:
-        target = "parallel" if "state" in body and "model" not in body else "gemini"
+        target = target_of(body)
     table = limits if limits is not None else limits_for(target)
     return _estimate_body(body, table)
 

@@ -44,7 +44,7 @@ from ._output import (
     render_text,
 )
 from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity
-from .limits import LIMITS, Limits
+from .limits import LIMITS, Limits, target_of
 
 if TYPE_CHECKING:
     from .budget import Estimate
@@ -509,8 +509,7 @@ def _target_of_request(request: bytes | None) -> str:
         body = json.loads(request)
     except ValueError:
         return "gemini"
-    is_parallel = isinstance(body, dict) and "state" in body and "model" not in body
-    return "parallel" if is_parallel else "gemini"
+    return target_of(body)
 
 
 def _cmd_check_response(args: argparse.Namespace, streams: _Streams) -> int:

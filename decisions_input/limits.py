@@ -33,6 +33,7 @@ __all__ = [
     "describe_limit",
     "limits_for",
     "rules_markdown",
+    "target_of",
 ]
 
 
@@ -1037,6 +1038,14 @@ _RULE_LIST: tuple[Rule, ...] = (
 )
 
 RULES: Mapping[str, Rule] = MappingProxyType({r.code: r for r in _RULE_LIST})
+
+
+def target_of(body: object) -> str:
+    """Name the target a request body is shaped for: Parallel's has ``state`` and no
+    ``model``; anything else is taken as Gemini's."""
+    if isinstance(body, Mapping) and "state" in body and "model" not in body:
+        return "parallel"
+    return "gemini"
 
 
 def describe_limit(value: object) -> str:
