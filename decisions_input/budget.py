@@ -53,7 +53,16 @@ from .media_checks import Base64Stream, DeferredData
 if TYPE_CHECKING:
     from .sniffing import Detected, SeekableReader
 
-__all__ = ["TextSize", "BlockEstimate", "Estimate", "Tokens", "check_budget", "estimate"]
+__all__ = [
+    "BlockEstimate",
+    "Estimate",
+    "TextSize",
+    "Tokens",
+    "check_budget",
+    "estimate",
+    "request_problems",
+    "screen_size",
+]
 
 _NO_PROBLEMS: tuple[Problem, ...] = ()
 _CRITERIA_NAMES = {"choice": "option", "score": "level", "noul": "description"}
@@ -256,21 +265,31 @@ def _screen(texts: list[str], questions: Mapping[Any, Any], limits: Limits) -> i
     ``texts`` is extended in place.
     """
     rows = len(texts) + len(questions)
-    add, more = texts.append, texts.extend
+    chars, extra = _text_size(texts)
+    strings = len(texts)
+    for question in questions.values():
+        size = screen_size(question)
+        if size is None:
+            return None
+        chars, extra, strings = chars + size[0], extra + size[1], strings + size[2]
+    return _text_bound((chars, extra, strings), rows, len(questions), limits)
+
+
+def screen_size(question: Any) -> TextSize | None:
+    """Measure one question's text as the budget screen counts it, or None when malformed.
+
+    The instructions, every member name of a criteria object (noul's too) and every string
+    count: more than the estimate counts, so a bound built on it only errs upwards.
+    """
     try:
-        for question in questions.values():
-            add(question["instructions"])
-            criteria = question.get("criteria")
-            if criteria:
-                more(criteria)
-                if type(criteria) is dict:
-                    more(criteria.values())
-        joined = "".join(texts)
+        criteria = question.get("criteria") or ()
+        texts = [question["instructions"], *criteria]
+        if type(criteria) is dict:
+            texts.extend(criteria.values())
+        chars, extra = _text_size(texts)
     except (KeyError, TypeError, AttributeError):
         return None
-    chars = len(joined)
-    extra = 0 if joined.isascii() else len(joined.encode("utf-8", "surrogatepass")) - chars
-    return _text_bound((chars, extra, len(texts)), rows, len(questions), limits)
+    return chars, extra, len(texts)
 
 
 # Characters, UTF-8 bytes beyond one per character, and the number of strings of some text.
@@ -886,9 +905,8 @@ def check_budget(
     screened = False
     if questions_size is not None and limits.INPUT_BLOCK_TYPES and type(value) is str:
         screened = True
-        extra = 0 if value.isascii() else len(value.encode("utf-8", "surrogatepass")) - len(value)
-        chars, more, strings = questions_size
-        size = (chars + len(value), more + extra, strings + 1)
+        chars, extra = _text_size([value])
+        size = (questions_size[0] + chars, questions_size[1] + extra, questions_size[2] + 1)
         if _text_bound(size, 1 + len(questions), len(questions), limits) <= budget:
             return iter(_NO_PROBLEMS)
     if limits.INPUT_BLOCK_TYPES:

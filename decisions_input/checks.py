@@ -19,7 +19,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from .budget import TextSize, check_budget
+from .budget import TextSize, check_budget, screen_size
 from .errors import Path, Problem, Severity
 from .limits import Limits
 from .media_checks import check_media_data, check_media_uri
@@ -514,7 +514,7 @@ def check_questions(
                 size = None
             if size is None:
                 yield from check_question(question, path + (key,), limits)
-                size = _loose_size(question)
+                size = screen_size(question)
                 all_clean = all_clean and size is not None
             if all_clean and size is not None:
                 chars += size[0]
@@ -537,20 +537,6 @@ def check_questions(
         if not clean(question, limits):
             yield from check_question(question, where, limits)
     return None
-
-
-def _loose_size(question: Any) -> TextSize | None:
-    """Measure a question's text the way the budget rule does, or None when it is malformed."""
-    try:
-        instructions = question["instructions"]
-        criteria = question.get("criteria") or ()
-        texts = [instructions, *criteria]
-        if type(criteria) is dict:
-            texts.extend(criteria.values())
-        joined = "".join(texts)
-        return (len(joined), _extra_bytes(joined), len(texts))
-    except (KeyError, TypeError, AttributeError, UnicodeEncodeError):
-        return None
 
 
 def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
