@@ -23,8 +23,6 @@ next to ``PROBABILITY_SUM_TOLERANCE``.
 
 from __future__ import annotations
 
-import codecs
-import json
 import math
 import re
 import sys
@@ -36,6 +34,7 @@ from typing import ClassVar, TypeVar
 from urllib.parse import urlsplit
 
 from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity
+from .jsontext import parse as parse_json_text
 from .limits import RULES, Limits, limits_for
 
 __all__ = [
@@ -75,7 +74,6 @@ _EMPTY: Mapping[str, object] = MappingProxyType({})
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,5}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _REQUEST_ID = re.compile(r"\(request id:\s*([^()\s]+)\s*\)\s*$")
-_MAX_INT_DIGITS = 400  # longer integer literals are beyond a double anyway
 
 
 # --------------------------------------------------------------------------------------
@@ -598,83 +596,8 @@ def _in_order(root: object, base: Path, problems: Iterable[Problem]) -> list[Pro
 # --------------------------------------------------------------------------------------
 # Loading: mapping or JSON text -> plain JSON values
 # --------------------------------------------------------------------------------------
-# Response text is read here with json.loads and hooks, under the same rule codes as the
-# request checks; responses come from the service, so this reader favours tolerance and
-# speed over the request reader's byte-exact hazard report (decisions_input.jsontext).
-
-
-class _Object(dict[str, object]):
-    """A JSON object read from text that remembers member names given more than once."""
-
-    __slots__ = ("repeated",)
-
-    def __init__(self, pairs: list[tuple[str, object]]) -> None:
-        super().__init__(pairs)
-        seen: set[str] = set()
-        repeated: list[str] = []
-        for name, _ in pairs:
-            if name in seen and name not in repeated:
-                repeated.append(name)
-            seen.add(name)
-        self.repeated = tuple(repeated)
-
-
-@dataclass(frozen=True, slots=True)
-class _BadNumber:
-    text: str
-    code: str
-
-
-def _parse_float(text: str) -> object:
-    number = float(text)
-    return number if math.isfinite(number) else _BadNumber(text, "json.number_range")
-
-
-def _parse_int(text: str) -> object:
-    if len(text) > _MAX_INT_DIGITS:
-        return _BadNumber(text[:20] + "...", "json.number_range")
-    return int(text)
-
-
-def _parse_constant(text: str) -> object:
-    return _BadNumber(text, "json.non_finite")
-
-
-def _read_text(body: str | bytes) -> tuple[object, list[Problem]]:
-    if isinstance(body, bytes):
-        if body.startswith(codecs.BOM_UTF8):
-            return None, [_problem((), "json.bom", "expected UTF-8 without a byte order mark")]
-        if body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in body[:4]:
-            return None, [_problem((), "json.encoding", "expected UTF-8, found UTF-16 or UTF-32")]
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return None, [
-                _problem(
-                    (), "json.invalid_utf8", f"expected UTF-8, found an invalid byte at {exc.start}"
-                )
-            ]
-    else:
-        text = body
-    if text.startswith("\ufeff"):
-        return None, [_problem((), "json.bom", "expected no byte order mark")]
-    try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_Object,
-            parse_float=_parse_float,
-            parse_int=_parse_int,
-            parse_constant=_parse_constant,
-        )
-    except json.JSONDecodeError as exc:
-        code = "json.trailing_data" if exc.msg == "Extra data" else "json.syntax"
-        where = f"line {exc.lineno} column {exc.colno}"
-        return None, [_problem((), code, f"the text is not JSON: {exc.msg} at {where}")]
-    except RecursionError:
-        return None, [_problem((), "json.too_deep", "expected less deeply nested JSON")]
-    except ValueError as exc:
-        return None, [_problem((), "json.syntax", f"expected JSON, found {exc}")]
-    return value, []
+# Response text is read by the same strict reader as request text (decisions_input.jsontext);
+# what it finds there is reported and the body is not checked further.
 
 
 def _plain(value: object, path: Path, depth: int, limits: Limits, out: list[Problem]) -> object:
@@ -706,15 +629,6 @@ def _plain(value: object, path: Path, depth: int, limits: Limits, out: list[Prob
                 _problem(path, "json.non_finite", f"expected a finite number, found {value}")
             )
         return float(value)
-    if isinstance(value, _BadNumber):
-        out.append(
-            _problem(
-                path,
-                value.code,
-                f"expected a finite number within double range, found {value.text}",
-            )
-        )
-        return None
     if isinstance(value, Mapping):
         return _plain_object(value, path, depth, limits, out)
     if isinstance(value, (list, tuple)):
@@ -728,10 +642,6 @@ def _plain(value: object, path: Path, depth: int, limits: Limits, out: list[Prob
 def _plain_object(
     value: Mapping[object, object], path: Path, depth: int, limits: Limits, out: list[Problem]
 ) -> dict[str, object]:
-    for name in getattr(value, "repeated", ()):
-        out.append(
-            _problem((*path, name), "json.duplicate_key", f"expected {name!r} once, found it again")
-        )
     result: dict[str, object] = {}
     for name, item in list(value.items()):
         if not isinstance(name, str):
@@ -756,9 +666,10 @@ def _load(body: object, limits: Limits) -> tuple[object, list[Problem]]:
         if isinstance(body, (bytearray, memoryview)):
             body = bytes(body)
         if isinstance(body, (str, bytes)):
-            body, problems = _read_text(body)
-            if problems:
-                return None, problems
+            parsed = parse_json_text(body, limits=limits)
+            if parsed.problems:
+                return None, list(parsed.problems)
+            body = parsed.value
         elif not (body is None or isinstance(body, (Mapping, list, tuple, int, float))):
             expected = "expected a JSON object or JSON text"
             return None, [_problem((), "response.type", f"{expected}, found {type(body).__name__}")]

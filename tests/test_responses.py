@@ -774,7 +774,12 @@ BROKEN = [
         id="duplicate-key",
     ),
     pytest.param(
-        "response", "gemini", '{"answers": ', None, [("json.syntax", "$")], id="truncated"
+        "response",
+        "gemini",
+        '{"answers": ',
+        None,
+        [("json.syntax", "$.answers")],  # where the value was expected
+        id="truncated",
     ),
     pytest.param(
         "response",
@@ -801,7 +806,7 @@ BROKEN = [
         "gemini",
         "[" * 200 + "]" * 200,
         None,
-        [("json.too_deep", "$" + "[0]" * (GEMINI.MAX_JSON_DEPTH + 1))],
+        [("json.too_deep", "$" + "[0]" * GEMINI.MAX_JSON_DEPTH)],
         id="deep",
     ),
     pytest.param(
@@ -809,7 +814,7 @@ BROKEN = [
         "gemini",
         "[" * 100_000 + "]" * 100_000,
         None,
-        [("json.too_deep", "$")],
+        [("json.too_deep", "$" + "[0]" * GEMINI.MAX_JSON_DEPTH)],
         id="very-deep",
     ),
     # document order across answers, then the top-level members
