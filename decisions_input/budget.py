@@ -60,7 +60,6 @@ __all__ = [
     "Tokens",
     "check_budget",
     "estimate",
-    "request_problems",
     "screen_size",
 ]
 
@@ -668,18 +667,12 @@ def _input_texts(value: Any) -> list[str]:
     ]
 
 
-def _media_rows(
-    value: Any,
-    limits: Limits,
-    media: Iterator[_Measure] | None,
-    *,
-    refused: bool = True,
-) -> list[BlockEstimate]:
+def _media_rows(value: Any, limits: Limits, *, refused: bool = True) -> list[BlockEstimate]:
     """Rows of the media blocks of the input, measured.
 
-    ``media`` gives the sniffed result of each inline block whose data is deferred (a
-    :class:`Request`'s); without it such blocks are left out, since their bytes are not here.
-    With ``refused=False`` blocks whose bytes sniffing refuses are left out too.
+    A deferred block (a :class:`Request`'s) is measured through the block it stands for, or
+    left out when it stands for none. With ``refused=False`` blocks whose bytes sniffing
+    refuses are left out too.
     """
     if type(value) is str:
         return []
@@ -687,7 +680,7 @@ def _media_rows(
     for path, block in _input_items(value):
         kind = block.get("type")
         if kind in _MEDIA_KINDS:
-            measured = _block_measure(block, limits, media)
+            measured = _block_measure(block, limits)
             if measured is not None and (refused or not measured.refused):
                 rows.append(_media_row(path, block, kind, measured, limits))
     return rows
@@ -707,25 +700,11 @@ def _built_measure(block: Any, limits: Limits) -> _Measure:
     return _measure(detected, "the block was not sniffed", limits, seconds)
 
 
-def request_problems(request: Any) -> list[Problem]:
-    """The budget rule for a built request: its estimate against its target's budget."""
-    found = estimate(request)
-    if found.budget is None or found.total.high <= found.budget:
-        return []
-    parts = [_row_part(row) for row in found.parts]
-    return [
-        _budget_problem((), found.budget, found.counted, found.total.low, found.total.high, parts)
-    ]
-
-
-def _block_measure(
-    block: Mapping[str, Any], limits: Limits, media: Iterator[_Measure] | None
-) -> _Measure | None:
+def _block_measure(block: Mapping[str, Any], limits: Limits) -> _Measure | None:
     data = block.get("data")
     if isinstance(data, DeferredData):
-        if media is None:
-            return None
-        return next(media, None) or _Measure(why="the block was not sniffed")
+        # A block built from a file: measured through the block its placeholder stands for.
+        return None if data.block is None else _built_measure(data.block, limits)
     if type(data) is str:
         return _measure_inline(block, limits)
     if type(block.get("uri")) is str:
@@ -752,13 +731,11 @@ def _input_rows(value: Any, limits: Limits, media_rows: list[BlockEstimate]) -> 
     return rows
 
 
-def _gemini(
-    body: Mapping[str, Any], limits: Limits, media: Iterator[_Measure] | None = None
-) -> Estimate:
+def _gemini(body: Mapping[str, Any], limits: Limits) -> Estimate:
     value = body.get("input", ())
     questions = body.get("questions")
     questions = questions if type(questions) is dict else {}
-    blocks = tuple(_input_rows(value, limits, _media_rows(value, limits, media)))
+    blocks = tuple(_input_rows(value, limits, _media_rows(value, limits)))
     q_rows = tuple(_question_row(k, q, limits) for k, q in questions.items())
     return Estimate(
         limits.TARGET,
@@ -801,11 +778,9 @@ def _parallel(body: Mapping[str, Any], limits: Limits) -> Estimate:
     )
 
 
-def _estimate_body(
-    body: Mapping[str, Any], limits: Limits, media: Iterator[_Measure] | None = None
-) -> Estimate:
+def _estimate_body(body: Mapping[str, Any], limits: Limits) -> Estimate:
     if limits.INPUT_BLOCK_TYPES:
-        return _gemini(body, limits, media)
+        return _gemini(body, limits)
     return _parallel(body, limits)
 
 
@@ -846,11 +821,9 @@ def estimate(value: Any, *, target: str | None = None, limits: Limits | None = N
     .. versionadded:: 0.1
     """
     skeleton = getattr(value, "skeleton", None)
-    blocks = getattr(value, "media", None)
-    if callable(skeleton) and isinstance(blocks, tuple):
+    if callable(skeleton):
         table = limits if limits is not None else value.limits
-        media = (_built_measure(b, table) for b in blocks)
-        return _estimate_body(skeleton(), table, media)
+        return _estimate_body(skeleton(), table)
     body = _as_body(value)
     if not isinstance(body, Mapping):
         found = type(body).__name__
@@ -914,7 +887,7 @@ def check_budget(
         if type(value) is str:
             media_rows, texts = [], [value]
         else:
-            media_rows = _media_rows(value, limits, None, refused=False)
+            media_rows = _media_rows(value, limits, refused=False)
             texts = _input_texts(value)
         bound = None if screened else _screen(texts, questions, limits)
         if bound is not None and bound + sum(r.high for r in media_rows) <= budget:

@@ -34,10 +34,12 @@ class DeferredData(str):
     """
 
     base64_length: int
+    block: object  # the media block whose bytes these are, for rules that measure them
 
-    def __new__(cls, token: str, base64_length: int) -> DeferredData:
+    def __new__(cls, token: str, base64_length: int, block: object = None) -> DeferredData:
         self = super().__new__(cls, token)
         self.base64_length = base64_length
+        self.block = block
         return self
 
     def __len__(self) -> int:

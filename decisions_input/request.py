@@ -35,7 +35,9 @@ def canonical_dumps(value: JSON) -> str:
 
 def _block_json(block: Any, media: list[MediaBlock] | None = None) -> Any:
     if isinstance(block, MediaBlock) and media is not None and block.size is not None:
-        token = DeferredData(f"\x00decisions-input-media-{len(media)}\x00", block.base64_length)
+        token = DeferredData(
+            f"\x00decisions-input-media-{len(media)}\x00", block.base64_length, block
+        )
         media.append(block)
         return block.skeleton(token)
     to_json = getattr(block, "to_json", None)
@@ -95,13 +97,6 @@ class Request:
             raise InvalidInput(problems)
         self._media = tuple(media)
         self._pieces = _split(canonical_dumps(body), len(media))
-        # The budget rule, with the blocks built from files measured from their headers
-        # (the body's own check could not: their bytes are not in it yet).
-        from .budget import request_problems
-
-        problems.extend(request_problems(self))
-        if any(p.severity is Severity.ERROR for p in problems):
-            raise InvalidInput(problems)
         self.warnings: tuple[Problem, ...] = tuple(problems)
 
     @property
@@ -125,13 +120,14 @@ class Request:
         for token, piece in zip(tokens, self._pieces[1:], strict=True):
             text += json.dumps(token)[1:-1] + piece
         body: JSONObject = json.loads(text)
-        lengths = {t: block.base64_length for t, block in zip(tokens, self._media, strict=True)}
+        built = dict(zip(tokens, self._media, strict=True))
         blocks = body.get("input")
         for block in blocks if isinstance(blocks, list) else [blocks]:
             if isinstance(block, dict):
                 data = block.get("data")
-                if isinstance(data, str) and data in lengths:
-                    block["data"] = DeferredData(data, lengths[data])
+                if isinstance(data, str) and data in built:
+                    media = built[data]
+                    block["data"] = DeferredData(data, media.base64_length, media)
         return body
 
     @property

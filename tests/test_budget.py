@@ -603,3 +603,11 @@ def test_cli_reports_unreadable_input() -> None:
     assert status == 1 and "error" in err
     assert run("estimate")[0] == 2
     assert run("estimate", "--help")[1].startswith("usage: decisions-input estimate")
+
+
+def test_a_built_request_at_risk_is_warned_once() -> None:
+    tight = GEMINI.derive(CONTEXT_WINDOW_TOKENS=30)
+    request = di.Request(
+        model="gemini-decision-1", input="x" * 100, questions={"q": di.noul("Is it?")}, limits=tight
+    )
+    assert [p.code for p in request.warnings] == ["budget.at_risk"]
