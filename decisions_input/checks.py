@@ -14,6 +14,7 @@ wrong.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Generator, Iterator, Mapping
 from functools import lru_cache
@@ -203,7 +204,6 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
 
 
-_FLOAT_MAX = 1.7976931348623157e308
 
 
 def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:
@@ -223,7 +223,7 @@ def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Proble
             if item != item or item in (float("inf"), float("-inf")):
                 yield Problem(where, "json.non_finite", f"expected a finite number, found {item!r}")
         elif kind is int:
-            if abs(item) > _FLOAT_MAX:
+            if abs(item) > sys.float_info.max:
                 yield Problem(
                     where, "json.number_range", "expected a number within a double's range"
                 )
