@@ -729,6 +729,12 @@ _W = Severity.WARNING
 # Every rule code, grouped by area. Codes are stable: never renamed, never reused.
 _RULE_LIST: tuple[Rule, ...] = (
     Rule("target.unknown", "The target API name is not one this library knows."),
+    # A failure of the library itself, reported in place of a result so the rest of a
+    # report is kept. Tests and fuzzing assert that it never appears.
+    Rule(
+        "internal.error",
+        "The library failed on this input; this is a defect of the library, not of the input.",
+    ),
     # Schema documents (bundled or given): checked by decisions_input.schemas
     Rule("schema.dangling_ref", "A local $ref in a schema document points at nothing."),
     Rule("schema.meta", "A schema document breaks its meta-schema (OpenAPI or JSON Schema)."),
