@@ -247,6 +247,7 @@ class Limits:
     REQUEST_MEMBERS: tuple[str, ...]
     REQUIRED_MEMBERS: tuple[str, ...]
     MODELS: frozenset[str]
+    MODEL_PREFIXES: tuple[str, ...]  # resource prefixes a client may put before a model name
     MODES: tuple[str, ...]
     # --- questions ---------------------------------------------------------------------
     MIN_QUESTIONS: int
@@ -350,6 +351,12 @@ GEMINI = Limits(
     REQUEST_MEMBERS=("model", "input", "questions"),
     REQUIRED_MEMBERS=("model", "input", "questions"),
     MODELS=frozenset({"gemini-decision-1"}),  # 003 model enum; 404 model_not_found otherwise
+    # Google's SDK (google-genai 3.6.1, CreateDecisionRequest.model) documents the model as
+    # a resource name, "Format: `models/{model}`", and sends it as given; 003 lists only the
+    # bare name. The prefixed form of a known model is accepted with a warning
+    # (model.prefixed): Google's endpoint takes it, a proxy may not. No other form appears
+    # in the seeds or the SDK (its tuned and Vertex model forms are not Decisions models).
+    MODEL_PREFIXES=("models/",),
     MODES=(),  # no mode member (003)
     MIN_QUESTIONS=1,  # 003 questions.minProperties
     MAX_QUESTIONS=1000,  # 003 questions.maxProperties
@@ -652,6 +659,7 @@ PARALLEL = GEMINI.derive(
     REQUEST_MEMBERS=("mode", "state", "questions", "include_excerpts"),
     REQUIRED_MEMBERS=("state", "questions"),
     MODELS=frozenset(),  # 002 has no model member
+    MODEL_PREFIXES=(),
     MODES=("fast",),  # 002 mode const "fast"
     MAX_QUESTIONS=100,  # 002 questions.maxProperties, "1-100 questions"
     MAX_QUESTION_KEY_CHARS=None,  # 002 pattern ^[A-Za-z0-9_-]+$ states no length cap
@@ -761,6 +769,13 @@ _RULE_LIST: tuple[Rule, ...] = (
     Rule("schema.unknown_member", "A member the API does not define; every object is closed."),
     Rule("schema.const", "A member that has one fixed value holds another."),
     Rule("model.unknown", "The model name is not one the API serves.", limits=("MODELS",)),
+    Rule(
+        "model.prefixed",
+        "The model is named as a resource (models/...); Google's endpoint takes it, but a "
+        "proxy may list only the bare name.",
+        _W,
+        limits=("MODEL_PREFIXES",),
+    ),
     Rule("mode.unknown", "The mode is not one the API offers.", limits=("MODES",)),
     # Input
     Rule("input.empty", "The shared input is empty or only whitespace."),
