@@ -14,9 +14,10 @@ from .errors import (
     Severity,
     SourceError,
 )
-from .limits import GEMINI, LIMITS, PARALLEL, RULES, Limits, Rule, limits_for
+from .limits import GEMINI, LIMITS, PARALLEL, RULES, Endpoint, Limits, Rule, limits_for
 from .questions import Question, choice, noul, score
 from .request import Request, canonical_dumps
+from .sending import AsyncContent, Content, HttpRequest
 from .validate import best_problem, check, is_valid, iter_problems
 
 __version__ = "0.1.0"
@@ -94,6 +95,10 @@ __all__ = [
     "parse_signals",
     "Question",
     "Request",
+    "HttpRequest",
+    "Content",
+    "AsyncContent",
+    "Endpoint",
     "TextBlock",
     "Block",
     "MediaBlock",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
 # --- responses ---------------------------------------------------------------------------
@@ -325,3 +327,64 @@ json_like_text = st.text(
     alphabet=st.sampled_from(list('{}[]",: \n0123456789-+.eEtrufalsnNIy\\udDc8x') + ["\ud800"]),
     max_size=40,
 )
+
+
+# --- built requests (request, sending) -----------------------------------------------------
+# Requests made with the builders: text with non-ASCII and escapes, real media files from
+# testdata/media (inline, so the writer streams them), states of any JSON, questions of
+# every type. Generated values that a builder refuses are drawn again.
+
+_MEDIA_DIR = Path(__file__).parent.parent / "testdata" / "media"
+_MEDIA_FILES = ("jpeg_baseline.jpg", "png_pillow.png", "wav_pcm16.wav", "pdf_minimal.pdf")
+_texts = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12
+).filter(lambda s: s.strip() != "")
+
+
+@st.composite
+def _question(draw: st.DrawFn) -> Any:
+    import decisions_input as di
+
+    kind = draw(st.sampled_from(["noul", "choice", "score"]))
+    text = draw(_texts)
+    if kind == "noul":
+        return di.noul(text)
+    if kind == "choice":
+        ids = draw(
+            st.lists(
+                st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True),
+                min_size=2,
+                max_size=5,
+                unique=True,
+            )
+        )
+        return di.choice(text, {i: draw(st.text(max_size=6)) for i in ids})
+    return di.score(text, draw(st.lists(_texts, min_size=2, max_size=4)))
+
+
+@st.composite
+def built_requests(draw: st.DrawFn) -> Any:
+    """A ``Request`` for either target, made with the library's builders."""
+    import decisions_input as di
+
+    questions = draw(
+        st.dictionaries(
+            st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True),
+            _question(),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    if draw(st.booleans()):
+        state = draw(json_values)
+        return di.Request(target="parallel", state=state, questions=questions)
+    parts: list[Any] = []
+    for item in draw(st.lists(st.sampled_from(("text",) + _MEDIA_FILES), min_size=1, max_size=4)):
+        if item == "text":
+            parts.append(di.text(draw(_texts) + " "))
+        else:
+            parts.append(di.media(_MEDIA_DIR / item))
+    try:
+        return di.Request(model="gemini-decision-1", input=parts, questions=questions)
+    except di.InvalidInput:
+        reject()

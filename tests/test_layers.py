@@ -26,6 +26,7 @@ LAYERS = {
     "questions": 3,
     "validate": 3,
     "budget": 2,
+    "sending": 2,
     "request": 4,
     "responses": 4,
     "_output": 5,
