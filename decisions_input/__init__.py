@@ -17,6 +17,7 @@ from .errors import (
 from .limits import GEMINI, LIMITS, PARALLEL, RULES, Endpoint, Limits, Rule, limits_for
 from .questions import Question, choice, noul, score
 from .request import Request, canonical_dumps
+from .schema_export import json_schema
 from .sending import AsyncContent, Content, HttpRequest
 from .validate import best_problem, check, is_valid, iter_problems
 
@@ -110,6 +111,7 @@ __all__ = [
     "video",
     "best_problem",
     "canonical_dumps",
+    "json_schema",
     "check",
     "choice",
     "is_valid",

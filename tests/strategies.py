@@ -388,3 +388,111 @@ def built_requests(draw: st.DrawFn) -> Any:
         return di.Request(model="gemini-decision-1", input=parts, questions=questions)
     except di.InvalidInput:
         reject()
+
+
+# --- near-valid request bodies (schema export) ---------------------------------------------
+# The example requests of testdata/requests with one to three edits: a member set to a
+# value near a rule's edge, removed, or added; a criteria, level or question map grown to a
+# count at a limit. Most of them break one rule, so a schema and the validator both get to
+# refuse something.
+
+_REQUESTS_DIR = Path(__file__).parent.parent / "testdata" / "requests"
+_EDGE_STRINGS = st.sampled_from(
+    [
+        "",
+        " ",
+        "\u3000",
+        "\x1c",
+        "a\n",
+        " a",
+        "a ",
+        "a\tb",
+        "a\u200bb",
+        "a b",
+        "\U000e0001x",
+        "x" * 64,
+        "x" * 65,
+        "x" * 128,
+        "x" * 129,
+        "gemini-decision-1",
+        "models/gemini-decision-1",
+        "models/",
+        "fast",
+        "text",
+        "image",
+        "audio/mp3",
+        "image/png",
+        "application/octet-stream",
+        "low",
+        "ultra_high",
+        "AAAA",
+        "AB==",
+        "AA==",
+        "AA=",
+        "AAA=",
+        "AAB=",
+        "iVBORw0KGgo=",
+        "https://example.com/a.png",
+        "HTTPS://example.com/a.png",
+        "http://example.com/a.png",
+        "https://u:p@example.com/a.png",
+        "https://example.com/a b.png",
+        "https:///a.png",
+        "gs://bucket/a.png",
+        "https://www.youtube.com/watch?v=x",
+        "https://localhost/a.png",
+    ]
+)
+_edge_values = st.one_of(
+    _EDGE_STRINGS, json_values, st.builds(list), st.builds(dict), st.sampled_from([None, 0, 1.5])
+)
+
+
+def _containers(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path] if isinstance(node, (dict, list)) else []
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in items:
+        found += _containers(value, (*path, key))
+    return found
+
+
+def _at(node: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        node = node[step]
+    return node
+
+
+@st.composite
+def near_valid_requests(draw: st.DrawFn, target: str) -> Any:
+    """An example request of ``target`` with a few edits near the rules' edges."""
+    names = sorted(p.name for p in _REQUESTS_DIR.glob(f"{target}-*.json"))
+    body = json.loads((_REQUESTS_DIR / draw(st.sampled_from(names))).read_text())
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(_containers(body)))
+        holder = _at(body, path)
+        action = draw(st.sampled_from(["set", "set", "delete", "add", "grow"]))
+        keys = list(holder) if isinstance(holder, dict) else list(range(len(holder)))
+        if action == "add" or not keys:
+            if isinstance(holder, dict):
+                holder[draw(_EDGE_STRINGS)] = draw(_edge_values)
+            else:
+                holder.append(draw(_edge_values))
+        elif action == "delete":
+            del holder[draw(st.sampled_from(keys))]
+        elif action == "grow":
+            count = draw(st.sampled_from([1, 2, 255, 256]))
+            key = draw(st.sampled_from(keys))
+            holder[key] = (
+                {f"o{i}": "" for i in range(count)}
+                if draw(st.booleans())
+                else [f"level {i}" for i in range(count)]
+            )
+        else:
+            holder[draw(st.sampled_from(keys))] = draw(_edge_values)
+    return body

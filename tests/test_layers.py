@@ -25,6 +25,7 @@ LAYERS = {
     "blocks": 3,
     "questions": 3,
     "validate": 3,
+    "schema_export": 3,
     "budget": 2,
     "sending": 2,
     "request": 4,
