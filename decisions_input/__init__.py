@@ -23,8 +23,16 @@ from .validate import best_problem, check, is_valid, iter_problems
 
 __version__ = "0.1.0"
 
-# Response models load on first use, so that a pre-flight validator stays a cheap import.
+# Response models, sniffing results and the remote check load on first use, so that a
+# pre-flight validator stays a cheap import.
 _LAZY = {
+    "Detected": "sniffing",
+    "RemoteCheck": "sources",
+    "RemoteError": "sources",
+    "RemoteHead": "sources",
+    "SourceTooLarge": "sources",
+}
+_LAZY |= {
     name: "responses"
     for name in (
         "Answer",
@@ -73,6 +81,8 @@ if TYPE_CHECKING:
         parse_response,
         parse_signals,
     )
+    from .sniffing import Detected
+    from .sources import RemoteCheck, RemoteError, RemoteHead, SourceTooLarge
 
 __all__ = [
     "GEMINI",
@@ -130,6 +140,11 @@ __all__ = [
     "SchemaError",
     "Severity",
     "SourceError",
+    "SourceTooLarge",
+    "Detected",
+    "RemoteCheck",
+    "RemoteError",
+    "RemoteHead",
     "__version__",
     "limits_for",
 ]

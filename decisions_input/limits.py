@@ -367,6 +367,18 @@ class Limits:
         """Return a copy with some limits changed, for example a new model name."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
+    def __repr__(self) -> str:
+        """Name the table, and the limits a derived table changed, not every value."""
+        base = LIMITS.get(self.TARGET)
+        if base is None or base is self or base == self:
+            return self.TARGET.upper()
+        changed = [
+            f.name
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        ]
+        return f"<Limits {self.TARGET}, derived: {', '.join(changed)}>"
+
 
 GEMINI = Limits(
     TARGET="gemini",

@@ -24,7 +24,6 @@ from typing import Any, Literal
 
 from .checks import FORMAT_CHARS, WHITE_SPACE
 from .limits import Limits, limits_for
-from .schemas import load
 
 __all__ = ["SchemaKind", "json_schema"]
 
@@ -60,6 +59,8 @@ def json_schema(
 
     .. versionadded:: 0.1
     """
+    from .schemas import load  # on first use: importing the package loads no schema code
+
     table = limits if limits is not None else limits_for(target)
     if kind not in ("request", "response"):
         raise ValueError(f"expected kind 'request' or 'response', found {kind!r}")
