@@ -2,13 +2,16 @@
 
 It keeps each request's method, path, header lines (repeats and all) and body bytes, reading
 a chunked body too, so a test can tell exactly what a client put on the wire. It answers
-every POST with a fixed JSON reply.
+every POST with a fixed JSON reply. With ``tls=True`` it speaks https with a certificate
+from a throw-away ``trustme`` CA, whose PEM file is ``Recorder.ca_file``.
 """
 
 from __future__ import annotations
 
 import http.server
 import json
+import ssl
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +61,7 @@ class Recorder:
     """The server's address and what it received."""
 
     base_url: str = ""
+    ca_file: str = ""
     reply: bytes = field(default_factory=lambda: json.dumps(GEMINI_REPLY).encode())
     received: list[Received] = field(default_factory=list)
 
@@ -97,17 +101,31 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 @contextmanager
-def recording_server() -> Iterator[Recorder]:
+def recording_server(*, tls: bool = False) -> Iterator[Recorder]:
     """Run a recording server on 127.0.0.1 for the duration of the block."""
     recorder = Recorder()
     handler = type("Handler", (_Handler,), {"recorder": recorder})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    recorder.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield recorder
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with tempfile.TemporaryDirectory() as folder:
+        scheme = "http"
+        if tls:
+            import trustme
+
+            ca = trustme.CA()
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+            recorder.ca_file = f"{folder}/ca.pem"
+            ca.cert_pem.write_to_path(recorder.ca_file)
+            scheme = "https"
+        recorder.base_url = f"{scheme}://127.0.0.1:{server.server_address[1]}"
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        thread.start()
+        try:
+            yield recorder
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
