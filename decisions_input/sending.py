@@ -162,8 +162,11 @@ def _refuse(code: str, message: str) -> InvalidInput:
 
 def _endpoint(endpoint: str | Endpoint | None, limits: Limits) -> Endpoint:
     if isinstance(endpoint, Endpoint):
-        if not endpoint.base_urls:
-            raise _refuse("endpoint.base_url", "expected an endpoint with a base URL, found none")
+        if isinstance(endpoint.base_urls, str) or not endpoint.base_urls:
+            raise _refuse(
+                "endpoint.base_url",
+                f"expected a tuple of one or more base URLs, found {endpoint.base_urls!r}",
+            )
         for url in endpoint.base_urls:
             _checked_base_url(url)
         _check_header_name(endpoint.auth_header)

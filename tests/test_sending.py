@@ -176,6 +176,12 @@ REFUSED: list[tuple[str, Callable[[], di.Request], dict[str, Any], str]] = [
         "endpoint.auth_header",
     ),
     (
+        "own-endpoint-url-not-a-tuple",
+        gemini_request,
+        {"endpoint": di.Endpoint("x", "https://x.example", "X-Key")},  # type: ignore[arg-type]
+        "endpoint.base_url",
+    ),
+    (
         "own-endpoint-no-url",
         gemini_request,
         {"endpoint": di.Endpoint("x", (), "X-Key")},
