@@ -14,15 +14,25 @@ from .errors import (
     Severity,
     SourceError,
 )
-from .limits import GEMINI, LIMITS, PARALLEL, RULES, Limits, Rule, limits_for
+from .limits import GEMINI, LIMITS, PARALLEL, RULES, Endpoint, Limits, Rule, limits_for
 from .questions import Question, choice, noul, score
 from .request import Request, canonical_dumps
+from .schema_export import json_schema
+from .sending import AsyncContent, Content, HttpRequest
 from .validate import best_problem, check, is_valid, iter_problems
 
 __version__ = "0.1.0"
 
-# Response models load on first use, so that a pre-flight validator stays a cheap import.
+# Response models, sniffing results and the remote check load on first use, so that a
+# pre-flight validator stays a cheap import.
 _LAZY = {
+    "Detected": "sniffing",
+    "RemoteCheck": "sources",
+    "RemoteError": "sources",
+    "RemoteHead": "sources",
+    "SourceTooLarge": "sources",
+}
+_LAZY |= {
     name: "responses"
     for name in (
         "Answer",
@@ -71,6 +81,8 @@ if TYPE_CHECKING:
         parse_response,
         parse_signals,
     )
+    from .sniffing import Detected
+    from .sources import RemoteCheck, RemoteError, RemoteHead, SourceTooLarge
 
 __all__ = [
     "GEMINI",
@@ -94,6 +106,10 @@ __all__ = [
     "parse_signals",
     "Question",
     "Request",
+    "HttpRequest",
+    "Content",
+    "AsyncContent",
+    "Endpoint",
     "TextBlock",
     "Block",
     "MediaBlock",
@@ -105,6 +121,7 @@ __all__ = [
     "video",
     "best_problem",
     "canonical_dumps",
+    "json_schema",
     "check",
     "choice",
     "is_valid",
@@ -123,6 +140,11 @@ __all__ = [
     "SchemaError",
     "Severity",
     "SourceError",
+    "SourceTooLarge",
+    "Detected",
+    "RemoteCheck",
+    "RemoteError",
+    "RemoteHead",
     "__version__",
     "limits_for",
 ]

@@ -171,6 +171,16 @@ def check_model(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     if type(value) is not str:
         yield _wrong_type(value, path, "a model name string")
     elif value not in limits.MODELS:
+        prefix = next((p for p in limits.MODEL_PREFIXES if value.startswith(p)), "")
+        if prefix and value[len(prefix) :] in limits.MODELS:
+            yield Problem(
+                path,
+                "model.prefixed",
+                f"{value!r} is the resource name of {value[len(prefix) :]!r}; Google's "
+                "endpoint takes either, but a proxy may know only the bare name",
+                _W,
+            )
+            return
         yield Problem(
             path,
             "model.unknown",
@@ -202,8 +212,6 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     nesting than the library's bound. The JSON text checks refuse these in text already.
     """
     yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
-
-
 
 
 def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:

@@ -28,6 +28,7 @@ __all__ = [
     "LIMITS",
     "PARALLEL",
     "RULES",
+    "Endpoint",
     "Limits",
     "Rule",
     "describe_limit",
@@ -235,6 +236,27 @@ _PARALLEL_RESPONSE_SHAPES = _shapes(
 
 
 @dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where one service takes a target's requests, and how it wants the API key.
+
+    ``base_urls`` are its servers, the first the default (others are fallbacks the service
+    names). The key goes in the header ``auth_header``, after ``auth_scheme`` and a space
+    when a scheme is named (``Authorization: Bearer KEY``).
+
+    .. versionadded:: 0.1
+    """
+
+    name: str
+    base_urls: tuple[str, ...]
+    auth_header: str
+    auth_scheme: str = ""
+
+    def __str__(self) -> str:
+        scheme = f": {self.auth_scheme}" if self.auth_scheme else ""
+        return f"{', '.join(self.base_urls)} ({self.auth_header}{scheme})"
+
+
+@dataclass(frozen=True, slots=True)
 class Limits:
     """Every limit of one target API. Derive a changed copy with ``dataclasses.replace``.
 
@@ -243,10 +265,13 @@ class Limits:
 
     TARGET: Literal["gemini", "parallel"]
     API_PATH: str
+    ENDPOINTS: Mapping[str, Endpoint]  # the services that take this target's requests, by name
+    DEFAULT_ENDPOINT: str
     # --- request members ---------------------------------------------------------------
     REQUEST_MEMBERS: tuple[str, ...]
     REQUIRED_MEMBERS: tuple[str, ...]
     MODELS: frozenset[str]
+    MODEL_PREFIXES: tuple[str, ...]  # resource prefixes a client may put before a model name
     MODES: tuple[str, ...]
     # --- questions ---------------------------------------------------------------------
     MIN_QUESTIONS: int
@@ -342,14 +367,52 @@ class Limits:
         """Return a copy with some limits changed, for example a new model name."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
+    def __repr__(self) -> str:
+        """Name the table, and the limits a derived table changed, not every value."""
+        base = LIMITS.get(self.TARGET)
+        if base is None or base is self or base == self:
+            return self.TARGET.upper()
+        changed = [
+            f.name
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        ]
+        return f"<Limits {self.TARGET}, derived: {', '.join(changed)}>"
+
 
 GEMINI = Limits(
     TARGET="gemini",
     API_PATH="/v1beta/decisions",  # 000, 003
+    ENDPOINTS=MappingProxyType(
+        {
+            # Google's own service. 000 gives only the path; the base URL and the key header
+            # are those of Google's SDK (google-genai 3.6.1: SERVERS in
+            # _gaos/sdkconfiguration.py, "Gemini API key sent as x-goog-api-key" in
+            # _gaos/types/security.py).
+            "google": Endpoint(
+                "google", ("https://generativelanguage.googleapis.com",), "x-goog-api-key"
+            ),
+            # 003 servers (production first, then its fallback) and securitySchemes
+            # bearerAuth: "Authorization: Bearer YOUR_API_KEY".
+            "evolink": Endpoint(
+                "evolink",
+                ("https://direct.evolink.ai", "https://api.evolink.ai"),
+                "Authorization",
+                "Bearer",
+            ),
+        }
+    ),
+    DEFAULT_ENDPOINT="google",
     # 003 DecisionRequest: additionalProperties false; model, input, questions all required.
     REQUEST_MEMBERS=("model", "input", "questions"),
     REQUIRED_MEMBERS=("model", "input", "questions"),
     MODELS=frozenset({"gemini-decision-1"}),  # 003 model enum; 404 model_not_found otherwise
+    # Google's SDK (google-genai 3.6.1, CreateDecisionRequest.model) documents the model as
+    # a resource name, "Format: `models/{model}`", and sends it as given; 003 lists only the
+    # bare name. The prefixed form of a known model is accepted with a warning
+    # (model.prefixed): Google's endpoint takes it, a proxy may not. No other form appears
+    # in the seeds or the SDK (its tuned and Vertex model forms are not Decisions models).
+    MODEL_PREFIXES=("models/",),
     MODES=(),  # no mode member (003)
     MIN_QUESTIONS=1,  # 003 questions.minProperties
     MAX_QUESTIONS=1000,  # 003 questions.maxProperties
@@ -648,10 +711,16 @@ GEMINI = Limits(
 PARALLEL = GEMINI.derive(
     TARGET="parallel",
     API_PATH="/v1/decisions",  # 002
+    # 002 servers and securitySchemes ApiKeyAuth (type apiKey, in header, name x-api-key).
+    ENDPOINTS=MappingProxyType(
+        {"parallel": Endpoint("parallel", ("https://api.parallel.ai",), "x-api-key")}
+    ),
+    DEFAULT_ENDPOINT="parallel",
     # 002 GroundedDecisionRequest: additionalProperties false; state and questions required.
     REQUEST_MEMBERS=("mode", "state", "questions", "include_excerpts"),
     REQUIRED_MEMBERS=("state", "questions"),
     MODELS=frozenset(),  # 002 has no model member
+    MODEL_PREFIXES=(),
     MODES=("fast",),  # 002 mode const "fast"
     MAX_QUESTIONS=100,  # 002 questions.maxProperties, "1-100 questions"
     MAX_QUESTION_KEY_CHARS=None,  # 002 pattern ^[A-Za-z0-9_-]+$ states no length cap
@@ -761,7 +830,29 @@ _RULE_LIST: tuple[Rule, ...] = (
     Rule("schema.unknown_member", "A member the API does not define; every object is closed."),
     Rule("schema.const", "A member that has one fixed value holds another."),
     Rule("model.unknown", "The model name is not one the API serves.", limits=("MODELS",)),
+    Rule(
+        "model.prefixed",
+        "The model is named as a resource (models/...); Google's endpoint takes it, but a "
+        "proxy may list only the bare name.",
+        _W,
+        limits=("MODEL_PREFIXES",),
+    ),
     Rule("mode.unknown", "The mode is not one the API offers.", limits=("MODES",)),
+    # Sending (Request.http): the arguments that say where and how a request goes
+    Rule("endpoint.unknown", "The endpoint name is not one of the target's services."),
+    Rule(
+        "endpoint.base_url",
+        "The base URL is not an absolute http or https URL without credentials, query or fragment.",
+    ),
+    Rule(
+        "endpoint.auth_header",
+        "An endpoint's key header is not an HTTP header name, or its scheme holds white space.",
+    ),
+    Rule(
+        "endpoint.api_key",
+        "The API key is empty, has white space at either end, or holds a character an HTTP "
+        "header cannot carry.",
+    ),
     # Input
     Rule("input.empty", "The shared input is empty or only whitespace."),
     Rule(

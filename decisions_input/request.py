@@ -17,9 +17,10 @@ from ._types import JSON, JSONObject
 from .blocks import MediaBlock, TextBlock
 from .checks import check_request
 from .errors import InvalidInput, Problem, Severity, SourceError
-from .limits import Limits, limits_for
+from .limits import Endpoint, Limits, limits_for
 from .media_checks import DeferredData
 from .questions import Question
+from .sending import HttpRequest, http_request
 
 __all__ = ["Request", "canonical_dumps"]
 
@@ -145,29 +146,78 @@ class Request:
 
     def dumps(self) -> str:
         """Return the canonical JSON text (inline media encoded into memory)."""
-        return "".join(self._iter_text())
+        return b"".join(self.iter_bytes()).decode("utf-8")
 
-    def _iter_text(self) -> Iterator[str]:
-        yield self._pieces[0]
-        for block, piece in zip(self._media, self._pieces[1:], strict=True):
-            yield b"".join(block.iter_base64()).decode("ascii")
-            yield piece
+    def iter_bytes(self, *, chunk_bytes: int | None = None) -> Iterator[bytes]:
+        """Yield the canonical JSON as UTF-8 in bounded chunks; joined, they equal ``dumps()``.
+
+        Inline media are read again from their sources, ``chunk_bytes`` (a positive multiple
+        of 3, default ``limits.CHUNK_BYTES``) at a time, and encoded as they go; no chunk is
+        longer than the base64 of one such read. Raises ``SourceError`` if a source changed
+        size since the block was built.
+
+        .. versionadded:: 0.1
+        """
+        size = self.limits.CHUNK_BYTES if chunk_bytes is None else chunk_bytes
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size % 3:
+            raise ValueError(f"expected chunk_bytes a positive multiple of 3, found {size!r}")
+        return self._chunks(size)
+
+    def _chunks(self, size: int) -> Iterator[bytes]:
+        most = size // 3 * 4
+        for index, piece in enumerate(self._pieces):
+            encoded = piece.encode("utf-8")
+            for start in range(0, len(encoded), most):
+                yield encoded[start : start + most]
+            if index < len(self._media):
+                yield from self._media[index].iter_base64(size)
 
     def dump(self, fp: IO[bytes], *, chunk_bytes: int | None = None) -> int:
         """Write the canonical JSON as UTF-8 to a binary file object; return the byte count.
 
-        Inline media are read again from their sources and encoded in bounded chunks
-        straight into ``fp``; the bytes equal ``dumps().encode()``.
+        Writes the chunks of :meth:`iter_bytes`: inline media are read again from their
+        sources and encoded in bounded chunks straight into ``fp``; the bytes equal
+        ``dumps().encode()``.
         """
         if isinstance(fp, io.TextIOBase):
             raise SourceError("expected a binary file object; open it with 'wb'")
-        size = chunk_bytes or self.limits.CHUNK_BYTES
-        written = fp.write(self._pieces[0].encode("utf-8")) or 0
-        for block, piece in zip(self._media, self._pieces[1:], strict=True):
-            for chunk in block.iter_base64(size):
-                written += fp.write(chunk) or 0
-            written += fp.write(piece.encode("utf-8")) or 0
+        written = 0
+        for chunk in self.iter_bytes(chunk_bytes=chunk_bytes):
+            written += fp.write(chunk) or 0
         return written
+
+    def http(
+        self,
+        *,
+        api_key: str | None = None,
+        endpoint: str | Endpoint | None = None,
+        base_url: str | None = None,
+        chunk_bytes: int | None = None,
+    ) -> HttpRequest:
+        """Return the HTTP request that sends this request to an endpoint; send nothing.
+
+        ``endpoint`` names one of the target's services in ``limits.ENDPOINTS`` (Gemini:
+        ``"google"``, the default, or the ``"evolink"`` proxy; Parallel: ``"parallel"``) or
+        is an :class:`~decisions_input.limits.Endpoint` of the caller's. ``base_url``
+        replaces the endpoint's base URL (a fallback server, a gateway, a test server) and
+        keeps its key header. ``api_key`` goes in that header; without it none is set. The
+        body streams as :meth:`iter_bytes` does, read anew on each pass.
+
+        Raises:
+            InvalidInput: ``endpoint.unknown``, ``endpoint.base_url``, ``endpoint.api_key``
+                or ``endpoint.auth_header``.
+
+        .. versionadded:: 0.1
+        """
+        self.iter_bytes(chunk_bytes=chunk_bytes)  # refuse a bad chunk size now, not when sent
+        return http_request(
+            lambda: self.iter_bytes(chunk_bytes=chunk_bytes),
+            self.content_length,
+            self.limits,
+            api_key=api_key,
+            endpoint=endpoint,
+            base_url=base_url,
+        )
 
     def __repr__(self) -> str:
         return f"Request(target={self.target!r}, bytes={self.content_length})"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
 # --- responses ---------------------------------------------------------------------------
@@ -325,3 +327,172 @@ json_like_text = st.text(
     alphabet=st.sampled_from(list('{}[]",: \n0123456789-+.eEtrufalsnNIy\\udDc8x') + ["\ud800"]),
     max_size=40,
 )
+
+
+# --- built requests (request, sending) -----------------------------------------------------
+# Requests made with the builders: text with non-ASCII and escapes, real media files from
+# testdata/media (inline, so the writer streams them), states of any JSON, questions of
+# every type. Generated values that a builder refuses are drawn again.
+
+_MEDIA_DIR = Path(__file__).parent.parent / "testdata" / "media"
+_MEDIA_FILES = ("jpeg_baseline.jpg", "png_pillow.png", "wav_pcm16.wav", "pdf_minimal.pdf")
+_texts = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12
+).filter(lambda s: s.strip() != "")
+
+
+@st.composite
+def _question(draw: st.DrawFn) -> Any:
+    import decisions_input as di
+
+    kind = draw(st.sampled_from(["noul", "choice", "score"]))
+    text = draw(_texts)
+    if kind == "noul":
+        return di.noul(text)
+    if kind == "choice":
+        ids = draw(
+            st.lists(
+                st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True),
+                min_size=2,
+                max_size=5,
+                unique=True,
+            )
+        )
+        return di.choice(text, {i: draw(st.text(max_size=6)) for i in ids})
+    return di.score(text, draw(st.lists(_texts, min_size=2, max_size=4)))
+
+
+@st.composite
+def built_requests(draw: st.DrawFn) -> Any:
+    """A ``Request`` for either target, made with the library's builders."""
+    import decisions_input as di
+
+    questions = draw(
+        st.dictionaries(
+            st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True),
+            _question(),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    if draw(st.booleans()):
+        state = draw(json_values)
+        return di.Request(target="parallel", state=state, questions=questions)
+    parts: list[Any] = []
+    for item in draw(st.lists(st.sampled_from(("text",) + _MEDIA_FILES), min_size=1, max_size=4)):
+        if item == "text":
+            parts.append(di.text(draw(_texts) + " "))
+        else:
+            parts.append(di.media(_MEDIA_DIR / item))
+    try:
+        return di.Request(model="gemini-decision-1", input=parts, questions=questions)
+    except di.InvalidInput:
+        reject()
+
+
+# --- near-valid request bodies (schema export) ---------------------------------------------
+# The example requests of testdata/requests with one to three edits: a member set to a
+# value near a rule's edge, removed, or added; a criteria, level or question map grown to a
+# count at a limit. Most of them break one rule, so a schema and the validator both get to
+# refuse something.
+
+_REQUESTS_DIR = Path(__file__).parent.parent / "testdata" / "requests"
+_EDGE_STRINGS = st.sampled_from(
+    [
+        "",
+        " ",
+        "\u3000",
+        "\x1c",
+        "a\n",
+        " a",
+        "a ",
+        "a\tb",
+        "a\u200bb",
+        "a b",
+        "\U000e0001x",
+        "x" * 64,
+        "x" * 65,
+        "x" * 128,
+        "x" * 129,
+        "gemini-decision-1",
+        "models/gemini-decision-1",
+        "models/",
+        "fast",
+        "text",
+        "image",
+        "audio/mp3",
+        "image/png",
+        "application/octet-stream",
+        "low",
+        "ultra_high",
+        "AAAA",
+        "AB==",
+        "AA==",
+        "AA=",
+        "AAA=",
+        "AAB=",
+        "iVBORw0KGgo=",
+        "https://example.com/a.png",
+        "HTTPS://example.com/a.png",
+        "http://example.com/a.png",
+        "https://u:p@example.com/a.png",
+        "https://example.com/a b.png",
+        "https:///a.png",
+        "gs://bucket/a.png",
+        "https://www.youtube.com/watch?v=x",
+        "https://localhost/a.png",
+    ]
+)
+_edge_values = st.one_of(
+    _EDGE_STRINGS, json_values, st.builds(list), st.builds(dict), st.sampled_from([None, 0, 1.5])
+)
+
+
+def _containers(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path] if isinstance(node, (dict, list)) else []
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in items:
+        found += _containers(value, (*path, key))
+    return found
+
+
+def _at(node: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        node = node[step]
+    return node
+
+
+@st.composite
+def near_valid_requests(draw: st.DrawFn, target: str) -> Any:
+    """An example request of ``target`` with a few edits near the rules' edges."""
+    names = sorted(p.name for p in _REQUESTS_DIR.glob(f"{target}-*.json"))
+    body = json.loads((_REQUESTS_DIR / draw(st.sampled_from(names))).read_text())
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(_containers(body)))
+        holder = _at(body, path)
+        action = draw(st.sampled_from(["set", "set", "delete", "add", "grow"]))
+        keys = list(holder) if isinstance(holder, dict) else list(range(len(holder)))
+        if action == "add" or not keys:
+            if isinstance(holder, dict):
+                holder[draw(_EDGE_STRINGS)] = draw(_edge_values)
+            else:
+                holder.append(draw(_edge_values))
+        elif action == "delete":
+            del holder[draw(st.sampled_from(keys))]
+        elif action == "grow":
+            count = draw(st.sampled_from([1, 2, 255, 256]))
+            key = draw(st.sampled_from(keys))
+            holder[key] = (
+                {f"o{i}": "" for i in range(count)}
+                if draw(st.booleans())
+                else [f"level {i}" for i in range(count)]
+            )
+        else:
+            holder[draw(st.sampled_from(keys))] = draw(_edge_values)
+    return body

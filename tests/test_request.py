@@ -125,3 +125,9 @@ def test_nan_state_is_refused() -> None:
     with pytest.raises(di.InvalidInput) as info:
         di.Request(target="parallel", state={"x": float("inf")}, questions={"q": di.noul("x")})
     assert info.value.codes == ("json.non_finite",)
+
+
+def test_resource_model_name_is_kept_with_a_warning() -> None:
+    req = di.Request(model="models/gemini-decision-1", input="x", questions={"q": di.noul("x")})
+    assert [(p.code, p.json_path) for p in req.warnings] == [("model.prefixed", "$.model")]
+    assert req.to_dict()["model"] == "models/gemini-decision-1"

@@ -97,6 +97,30 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
         [("model.unknown", "$.model")],
     ),
     (
+        "model-resource-name",
+        "gemini",
+        with_(gemini(), _set(("model",), "models/gemini-decision-1")),
+        [("model.prefixed", "$.model")],
+    ),
+    (
+        "model-resource-name-unknown",
+        "gemini",
+        with_(gemini(), _set(("model",), "models/gemini-3.8-flash")),
+        [("model.unknown", "$.model")],
+    ),
+    (
+        "model-tuned-prefix",
+        "gemini",
+        with_(gemini(), _set(("model",), "tunedModels/gemini-decision-1")),
+        [("model.unknown", "$.model")],
+    ),
+    (
+        "model-prefix-alone",
+        "gemini",
+        with_(gemini(), _set(("model",), "models/")),
+        [("model.unknown", "$.model")],
+    ),
+    (
         "model-not-string",
         "gemini",
         with_(gemini(), _set(("model",), 1)),
@@ -733,6 +757,19 @@ def test_derived_limits_accept_a_new_model() -> None:
     assert _found(body, "gemini") == [("model.unknown", "$.model")]
     assert list(di.iter_problems(body, limits=mine)) == []
     assert "gemini-decision-2" not in GEMINI.MODELS
+    prefixed = with_(gemini(), _set(("model",), "models/gemini-decision-2"))
+    assert [(p.code, p.json_path) for p in di.iter_problems(prefixed, limits=mine)] == [
+        ("model.prefixed", "$.model")
+    ]
+
+
+def test_model_prefixes_can_be_refused() -> None:
+    strict = GEMINI.derive(MODEL_PREFIXES=())
+    body = with_(gemini(), _set(("model",), "models/gemini-decision-1"))
+    assert [(p.code, p.severity) for p in di.iter_problems(body, limits=strict)] == [
+        ("model.unknown", di.Severity.ERROR)
+    ]
+    assert di.is_valid(body) and not di.is_valid(body, strict=True)
 
 
 def test_parallel_instruction_blocks_can_be_allowed() -> None:

@@ -1,1 +1,0 @@
-"""Bundled schema documents, read through importlib.resources by decisions_input.schemas."""
