@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 _LAZY = {
     name: "responses"
     for name in (
+        "APIError",
         "Answer",
         "ChoiceAnswer",
         "DataStoreConnectionSignals",
@@ -57,6 +58,7 @@ def __getattr__(name: str) -> object:
 if TYPE_CHECKING:
     from .responses import (
         Answer,
+        APIError,
         ChoiceAnswer,
         DataStoreConnectionSignals,
         DecisionResponse,
@@ -78,6 +80,7 @@ __all__ = [
     "Estimate",
     "Tokens",
     "estimate",
+    "APIError",
     "Answer",
     "ChoiceAnswer",
     "DataStoreConnectionSignals",

@@ -33,9 +33,11 @@ from ._common import (
     _str,
     _utf8,
 )
+from .context import _Ctx, _Hook
 from .reading import _Question
+from .shapes import value_members
 from .signals import _signals_hook
-from .walk import _Ctx, _enum, _Hook, _object, _walk
+from .walk import _enum, _object, _walk
 
 __all__: list[str] = []
 
@@ -367,7 +369,7 @@ def _refusal_hook(answer: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[
 
 
 # Members that carry a value in some answer type; a refusal must have none of them.
-_VALUE_MEMBERS = frozenset({"noul", "choice", "score", "probabilities", "legend", "confidence"})
+_VALUE_MEMBERS = value_members()
 
 
 # --- Usage, citations, signals ---

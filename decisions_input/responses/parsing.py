@@ -1,54 +1,28 @@
-"""The entry points: check a body, then build the typed result from the checked values."""
+"""The entry points: read a body in any form, check it, then build the typed result."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from types import MappingProxyType
-from typing import TypeVar
+from collections.abc import Callable, Iterator
 
-from ..errors import DecisionsInputError, InvalidInput, Problem
+from ..errors import InvalidInput, Problem
 from ..limits import Limits, limits_for
-from ._common import (
-    _EMPTY,
-    _dict,
-    _freeze,
-    _is_integer,
-    _json_kind,
-    _list,
-    _num,
-    _problem,
-    _show,
-    _str,
+from ._common import _json_kind, _problem
+from .building import build
+from .context import _Ctx
+from .error_bodies import (
+    api_error,
+    context,
+    error_body_problem,
+    error_status,
+    is_error_body,
+    iter_error_body,
+    parse_error_body,
 )
-from .invariants import HOOKS, _numbers, _response
-from .models import (
-    Answer,
-    ChoiceAnswer,
-    Citation,
-    DecisionResponse,
-    ErrorBody,
-    GeminiError,
-    GeminiUsage,
-    GroundingToolCount,
-    ModalityTokens,
-    NoulAnswer,
-    ParallelError,
-    ParallelUsage,
-    PromptFeedback,
-    RefusalAnswer,
-    ScoreAnswer,
-)
-from .reading import _expectations, _load
-from .signals import (
-    AnswerPart,
-    CitedSnippet,
-    DataStoreConnectionSignals,
-    GroundingSignals,
-    ModelCallSignals,
-    SafetySignals,
-    SearchSnippet,
-)
-from .walk import _NO_MEMBERS, _Ctx, _object
+from .invariants import _response
+from .models import DecisionResponse, ErrorBody, checked
+from .reading import Read, read_body
+from .signals import DataStoreConnectionSignals
+from .walk import _object
 
 __all__ = [
     "iter_error_problems",
@@ -62,7 +36,7 @@ __all__ = [
 
 def _resolve(target: object, limits: object) -> Limits:
     if limits is None:
-        return limits_for(target)  # type: ignore[arg-type]
+        return limits_for(target if target is not None else "gemini")  # type: ignore[arg-type]
     if isinstance(limits, Limits):
         return limits
     raise InvalidInput(
@@ -70,29 +44,39 @@ def _resolve(target: object, limits: object) -> Limits:
     )
 
 
-def _stream(
-    body: object, ctx: _Ctx, check: Callable[[object, _Ctx], Iterator[Problem]]
-) -> Iterator[Problem]:
-    value, problems = _load(body, ctx.limits)
-    yield from problems
-    if not any(p.is_error for p in problems):
-        yield from check(value, ctx)
+def _chosen(target: str | None, limits: Limits | None) -> Limits | None:
+    """The table the caller chose, or ``None`` to let an error body say whose it is."""
+    return None if target is None and limits is None else _resolve(target, limits)
+
+
+def _errors_raised(problems: list[Problem]) -> tuple[Problem, ...]:
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        raise InvalidInput(errors)
+    return tuple(problems)
 
 
 def iter_response_problems(
     body: object,
     *,
     request: object = None,
-    target: str = "gemini",
+    target: str | None = None,
     limits: Limits | None = None,
 ) -> Iterator[Problem]:
     """Yield every problem of a response body, lazily and in document order.
 
+    An error body (an HTTP status of ``MIN_ERROR_STATUS`` or more, or without a status an
+    ``error`` object and no ``answers``) is
+    checked as one, after a ``response.error_body`` problem that names what the API said.
+
     Args:
-        body: the response as a mapping or as JSON text (``str`` or ``bytes``).
+        body: the response: a mapping, JSON text (``str`` or ``bytes``), a pydantic model
+            (such as the official SDK's), or an HTTP response with ``.content`` (``httpx``,
+            ``requests``), whose status is read too.
         request: the request body it answers (a mapping, JSON text, or an object with
             ``to_dict()``); without it the checks that compare with the questions are skipped.
-        target: ``"gemini"`` or ``"parallel"``; ignored when ``limits`` is given.
+        target: ``"gemini"`` (the default) or ``"parallel"``; ignored when ``limits`` is
+            given. Without either, an error body's own shape says whose it is.
         limits: a table to use instead of the target's.
 
     Raises:
@@ -101,101 +85,106 @@ def iter_response_problems(
 
     .. versionadded:: 0.1
     """
-    table = _resolve(target, limits)
-    ctx = _Ctx(table, HOOKS, _expectations(request, table))
-    return _stream(body, ctx, _response)
+    ctx = context(_resolve(target, limits), request)
+    return _response_problems(body, ctx, _chosen(target, limits))
+
+
+def _response_problems(body: object, ctx: _Ctx, chosen: Limits | None) -> Iterator[Problem]:
+    read = read_body(body, ctx.limits)
+    if error_status(read, ctx.limits):
+        yield error_body_problem(read)
+        yield from iter_error_body(read, chosen)
+        return
+    yield from read.problems
+    if any(p.is_error for p in read.problems):
+        return
+    if is_error_body(read, ctx.limits):
+        yield error_body_problem(read)
+        yield from iter_error_body(read, chosen)
+        return
+    yield from _response(read.value, ctx)
 
 
 def parse_response(
     body: object,
     *,
     request: object = None,
-    target: str = "gemini",
+    target: str | None = None,
     limits: Limits | None = None,
 ) -> DecisionResponse:
     """Check a response body and return it as a :class:`DecisionResponse`.
 
+    Takes the same forms of body and arguments as :func:`iter_response_problems`.
+
     Raises:
+        APIError: when the body is an error body; it carries the parsed error (message,
+            code, request ID) and the HTTP status, and its text is the API's message.
         InvalidInput: when any problem is an error; ``problems`` lists the errors. Warnings
             do not raise; they are kept in ``DecisionResponse.warnings``.
 
     .. versionadded:: 0.1
     """
     table = _resolve(target, limits)
-    ctx = _Ctx(table, HOOKS, _expectations(request, table))
-    value, warnings = _checked(body, ctx, _response)
-    return _build(_build_response, value, table, warnings)
-
-
-_T = TypeVar("_T")
-
-
-def _build(
-    builder: Callable[[dict[str, object], Limits, tuple[Problem, ...]], _T],
-    value: object,
-    limits: Limits,
-    warnings: tuple[Problem, ...],
-) -> _T:
-    """Build a model from a checked value; a table that drops required members fails here."""
-    try:
-        return builder(value, limits, warnings)  # type: ignore[arg-type]
-    except DecisionsInputError:
-        raise
-    except (KeyError, TypeError, ValueError) as exc:
-        message = f"expected the members the model needs, found none for {exc}"
-        raise InvalidInput([_problem((), "response.required", message)]) from exc
-
-
-def _checked(
-    body: object, ctx: _Ctx, check: Callable[[object, _Ctx], Iterator[Problem]]
-) -> tuple[object, tuple[Problem, ...]]:
-    value, problems = _load(body, ctx.limits)
+    ctx = context(table, request)
+    read = read_body(body, table)
+    if error_status(read, table) or (
+        not any(p.is_error for p in read.problems) and is_error_body(read, table)
+    ):
+        raise api_error(read, _chosen(target, limits))
+    problems = list(read.problems)
     if not any(p.is_error for p in problems):
-        problems.extend(check(value, ctx))
-    errors = [p for p in problems if p.is_error]
-    if errors:
-        raise InvalidInput(errors)
-    return value, tuple(problems)
-
-
-# --- Error bodies and signals ---
-
-
-def _root_object(shape: str) -> Callable[[object, _Ctx], Iterator[Problem]]:
-    def check(value: object, ctx: _Ctx) -> Iterator[Problem]:
-        if not isinstance(value, dict):
-            yield _problem((), "response.type", f"expected object, found {_json_kind(value)}")
-            return
-        yield from _object(value, (), shape, ctx)
-
-    return check
-
-
-_check_error = _root_object("error_response")
-_check_signals = _root_object("signals")
+        problems.extend(_response(read.value, ctx))
+    warnings = _errors_raised(problems)
+    model = build(DecisionResponse, "response", read.value, table.TARGET)  # type: ignore[arg-type]
+    return checked(model, table.TARGET, warnings)
 
 
 def iter_error_problems(
-    body: object, *, target: str, limits: Limits | None = None
+    body: object, *, target: str | None = None, limits: Limits | None = None
 ) -> Iterator[Problem]:
     """Yield every problem of an error body (HTTP 4xx/5xx) in document order.
 
+    Takes the same forms of body as :func:`iter_response_problems`. Without ``target`` or
+    ``limits``, the body's shape says which API it is from.
+
     .. versionadded:: 0.1
     """
-    return _stream(body, _Ctx(_resolve(target, limits), HOOKS), _check_error)
+    chosen = _chosen(target, limits)
+    return _error_problems(body, chosen)
 
 
-def parse_error(body: object, *, target: str, limits: Limits | None = None) -> ErrorBody:
-    """Check an error body and return it as an :class:`ErrorBody`.
+def _error_problems(body: object, chosen: Limits | None) -> Iterator[Problem]:
+    yield from iter_error_body(read_body(body, chosen or limits_for("gemini")), chosen)
+
+
+def parse_error(
+    body: object, *, target: str | None = None, limits: Limits | None = None
+) -> ErrorBody:
+    """Check an error body and return it as an :class:`ErrorBody`, with its HTTP status.
+
+    Takes the same forms of body as :func:`iter_response_problems`. Without ``target`` or
+    ``limits``, the body's shape says which API it is from.
 
     Raises:
-        InvalidInput: when the body is not an error body of the target API.
+        InvalidInput: when the body is not an error body of the API.
 
     .. versionadded:: 0.1
     """
-    table = _resolve(target, limits)
-    value, warnings = _checked(body, _Ctx(table, HOOKS), _check_error)
-    return _build(_build_error, value, table, warnings)
+    chosen = _chosen(target, limits)
+    return parse_error_body(read_body(body, chosen or limits_for("gemini")), chosen)
+
+
+def _check_signals(value: object, ctx: _Ctx) -> Iterator[Problem]:
+    if not isinstance(value, dict):
+        yield _problem((), "response.type", f"expected object, found {_json_kind(value)}")
+        return
+    yield from _object(value, (), "signals", ctx)
+
+
+def _signal_problems(read: Read, ctx: _Ctx) -> Iterator[Problem]:
+    yield from read.problems
+    if not any(p.is_error for p in read.problems):
+        yield from _check_signals(read.value, ctx)
 
 
 def iter_signals_problems(body: object, *, limits: Limits | None = None) -> Iterator[Problem]:
@@ -203,7 +192,12 @@ def iter_signals_problems(body: object, *, limits: Limits | None = None) -> Iter
 
     .. versionadded:: 0.1
     """
-    return _stream(body, _Ctx(_resolve("gemini", limits), HOOKS), _check_signals)
+    table = _resolve(None, limits)
+    return _deferred(lambda: _signal_problems(read_body(body, table), context(table)))
+
+
+def _deferred(make: Callable[[], Iterator[Problem]]) -> Iterator[Problem]:
+    yield from make()
 
 
 def parse_signals(body: object, *, limits: Limits | None = None) -> DataStoreConnectionSignals:
@@ -214,240 +208,8 @@ def parse_signals(body: object, *, limits: Limits | None = None) -> DataStoreCon
 
     .. versionadded:: 0.1
     """
-    table = _resolve("gemini", limits)
-    value, warnings = _checked(body, _Ctx(table, HOOKS), _check_signals)
-    return _build(_build_signals, value, table, warnings)
-
-
-# --- Building models from checked values ---
-
-
-def _extra(value: Mapping[str, object], shape: str, limits: Limits) -> Mapping[str, object]:
-    known = limits.RESPONSE_SHAPES.get(shape, _NO_MEMBERS)
-    unknown = {k: _freeze(v) for k, v in value.items() if k not in known}
-    return MappingProxyType(unknown) if unknown else _EMPTY
-
-
-def _int(value: Mapping[str, object], name: str) -> int | None:
-    item = value.get(name)
-    return int(item) if _is_integer(item) else None  # type: ignore[call-overload]
-
-
-def _floats(value: Mapping[str, object], name: str) -> Mapping[str, float]:
-    return MappingProxyType(_numbers(dict(value), name))
-
-
-def _build_answer(value: dict[str, object], limits: Limits) -> Answer:
-    kind = value.get("type")
-    shape = f"{kind}_answer"
-    extra = _extra(value, shape, limits)
-    known = limits.RESPONSE_SHAPES.get(shape, _NO_MEMBERS)
-    confidence = _num(value, "confidence") if "confidence" in known else None
-    if kind == "noul":
-        return NoulAnswer(float(value["noul"]), confidence, extra)  # type: ignore[arg-type]
-    if kind == "choice":
-        return ChoiceAnswer(
-            str(value["choice"]), _floats(value, "probabilities"), confidence, extra
-        )
-    if kind == "score":
-        legend = MappingProxyType({k: str(v) for k, v in (_dict(value, "legend") or {}).items()})
-        probabilities = _floats(value, "probabilities")
-        return ScoreAnswer(float(value["score"]), probabilities, legend, confidence, extra)  # type: ignore[arg-type]
-    if kind == "refusal":
-        return RefusalAnswer(extra)
-    raise InvalidInput(
-        [
-            _problem(
-                (),
-                "answer.type_unknown",
-                f"expected an answer type with a model, found {_show(kind)}",
-            )
-        ]
-    )
-
-
-def _tokens(value: Mapping[str, object], name: str, limits: Limits) -> tuple[ModalityTokens, ...]:
-    items = [i for i in _list(value, name) or [] if isinstance(i, dict)]
-    return tuple(
-        ModalityTokens(_str(i, "modality"), _int(i, "tokens"), _extra(i, "modality_tokens", limits))
-        for i in items
-    )
-
-
-def _build_gemini_usage(value: dict[str, object], limits: Limits) -> GeminiUsage:
-    tools = [i for i in _list(value, "grounding_tool_count") or [] if isinstance(i, dict)]
-    return GeminiUsage(
-        total_input_tokens=_int(value, "total_input_tokens"),
-        initial_input_tokens=_int(value, "initial_input_tokens"),
-        input_tokens_by_modality=_tokens(value, "input_tokens_by_modality", limits),
-        total_cached_tokens=_int(value, "total_cached_tokens"),
-        cached_tokens_by_modality=_tokens(value, "cached_tokens_by_modality", limits),
-        total_output_tokens=_int(value, "total_output_tokens"),
-        output_tokens_by_modality=_tokens(value, "output_tokens_by_modality", limits),
-        total_tool_use_tokens=_int(value, "total_tool_use_tokens"),
-        tool_use_tokens_by_modality=_tokens(value, "tool_use_tokens_by_modality", limits),
-        total_thought_tokens=_int(value, "total_thought_tokens"),
-        total_tokens=_int(value, "total_tokens"),
-        grounding_tool_count=tuple(
-            GroundingToolCount(
-                _str(t, "type"), _int(t, "count"), _extra(t, "grounding_tool_count", limits)
-            )
-            for t in tools
-        ),
-        extra=_extra(value, "usage", limits),
-    )
-
-
-def _build_usage(
-    value: dict[str, object] | None, limits: Limits
-) -> GeminiUsage | ParallelUsage | None:
-    if value is None:
-        return None
-    if limits.TARGET == "parallel":
-        return ParallelUsage(
-            _int(value, "input_tokens") or 0,
-            _int(value, "output_tokens") or 0,
-            _extra(value, "usage", limits),
-        )
-    return _build_gemini_usage(value, limits)
-
-
-def _build_response(
-    value: dict[str, object], limits: Limits, warnings: tuple[Problem, ...]
-) -> DecisionResponse:
-    # Only members the target's shape knows are modelled; the others stay in ``extra``.
-    known = {k: v for k, v in value.items() if k in limits.RESPONSE_SHAPES.get("response", {})}
-    answers = _dict(known, "answers") or {}
-    feedback = _dict(known, "prompt_feedback")
-    return DecisionResponse(
-        target=limits.TARGET,
-        answers=MappingProxyType({k: _build_answer(a, limits) for k, a in answers.items()}),  # type: ignore[arg-type]
-        usage=_build_usage(_dict(known, "usage"), limits),
-        prompt_feedback=None
-        if feedback is None
-        else PromptFeedback(
-            _str(feedback, "block_reason"),
-            _str(feedback, "block_reason_message"),
-            _extra(feedback, "prompt_feedback", limits),
-        ),
-        mode=_str(known, "mode"),
-        citations=tuple(
-            Citation(
-                str(c["url"]),
-                tuple(str(e) for e in _list(c, "excerpts") or []),
-                _str(c, "title"),
-                _extra(c, "citation", limits),
-            )
-            for c in _dicts(known, "citations")
-        ),
-        decision_id=_str(known, "decision_id"),
-        extra=_extra(value, "response", limits),
-        warnings=warnings,
-    )
-
-
-def _build_error(
-    value: dict[str, object], limits: Limits, warnings: tuple[Problem, ...]
-) -> ErrorBody:
-    inner = _dict(value, "error") or {}
-    error: GeminiError | ParallelError
-    if limits.TARGET == "parallel":
-        detail = _dict(inner, "detail")
-        error = ParallelError(
-            str(inner.get("ref_id", "")),
-            str(inner.get("message", "")),
-            None if detail is None else _freeze(detail),  # type: ignore[arg-type]
-            _extra(inner, "error", limits),
-        )
-    else:
-        retryable = inner.get("retryable")
-        error = GeminiError(
-            message=_str(inner, "message"),
-            code=_str(inner, "code"),
-            type=_str(inner, "type"),
-            param=_str(inner, "param"),
-            retryable=retryable if isinstance(retryable, bool) else None,
-            allowed_endpoints=tuple(str(e) for e in _list(inner, "allowed_endpoints") or []),
-            expected_endpoint=_str(inner, "expected_endpoint"),
-            extra=_extra(inner, "error", limits),
-        )
-    return ErrorBody(
-        limits.TARGET, error, _str(value, "type"), _extra(value, "error_response", limits), warnings
-    )
-
-
-def _model_call(value: dict[str, object] | None, limits: Limits) -> ModelCallSignals | None:
-    if value is None:
-        return None
-    return ModelCallSignals(
-        _str(value, "renderedPrompt"),
-        _str(value, "modelOutput"),
-        _str(value, "model"),
-        _extra(value, "model_call_signals", limits),
-    )
-
-
-def _snippet(value: dict[str, object], limits: Limits) -> SearchSnippet:
-    metadata = _dict(value, "metadata")
-    return SearchSnippet(
-        _str(value, "documentTitle"),
-        _str(value, "documentUri"),
-        _str(value, "text"),
-        None if metadata is None else _freeze(metadata),  # type: ignore[arg-type]
-        _extra(value, "search_snippet", limits),
-    )
-
-
-def _dicts(value: Mapping[str, object], name: str) -> list[dict[str, object]]:
-    return [i for i in _list(value, name) or [] if isinstance(i, dict)]
-
-
-def _build_signals(
-    value: dict[str, object], limits: Limits, warnings: tuple[Problem, ...]
-) -> DataStoreConnectionSignals:
-    grounding = _dict(value, "groundingSignals")
-    safety = _dict(value, "safetySignals")
-    return DataStoreConnectionSignals(
-        rewriter_model_call_signals=_model_call(_dict(value, "rewriterModelCallSignals"), limits),
-        rewritten_query=_str(value, "rewrittenQuery"),
-        search_snippets=tuple(_snippet(s, limits) for s in _dicts(value, "searchSnippets")),
-        answer_generation_model_call_signals=_model_call(
-            _dict(value, "answerGenerationModelCallSignals"), limits
-        ),
-        answer=_str(value, "answer"),
-        answer_parts=tuple(
-            AnswerPart(
-                _str(p, "text") or "",
-                tuple(int(i) for i in _list(p, "supportingIndices") or []),  # type: ignore[call-overload]
-                _extra(p, "answer_part", limits),
-            )
-            for p in _dicts(value, "answerParts")
-        ),
-        cited_snippets=tuple(
-            CitedSnippet(
-                None
-                if _dict(c, "searchSnippet") is None
-                else _snippet(_dict(c, "searchSnippet") or {}, limits),
-                _int(c, "snippetIndex") or 0,
-                _extra(c, "cited_snippet", limits),
-            )
-            for c in _dicts(value, "citedSnippets")
-        ),
-        grounding_signals=None
-        if grounding is None
-        else GroundingSignals(
-            _str(grounding, "decision"),
-            _str(grounding, "score"),
-            _extra(grounding, "grounding_signals", limits),
-        ),
-        safety_signals=None
-        if safety is None
-        else SafetySignals(
-            _str(safety, "decision"),
-            _str(safety, "bannedPhraseMatch"),
-            _str(safety, "matchedBannedPhrase"),
-            _extra(safety, "safety_signals", limits),
-        ),
-        extra=_extra(value, "signals", limits),
-        warnings=warnings,
-    )
+    table = _resolve(None, limits)
+    read = read_body(body, table)
+    warnings = _errors_raised(list(_signal_problems(read, context(table))))
+    model = build(DataStoreConnectionSignals, "signals", read.value, table.TARGET)  # type: ignore[arg-type]
+    return checked(model, table.TARGET, warnings)

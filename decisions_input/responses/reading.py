@@ -79,30 +79,100 @@ def _plain_object(
     return result
 
 
-def _load(body: object, limits: Limits) -> tuple[object, list[Problem]]:
-    """Turn a body into plain JSON values; problems about the text come back as a list."""
-    problems: list[Problem] = []
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A body as plain JSON values, the problems of reading it, and its HTTP status if known."""
+
+    value: object
+    problems: list[Problem]
+    status: int | None = None
+
+
+def read_body(body: object, limits: Limits) -> Read:
+    """Read any form of body a client holds; problems of its text come back in the result.
+
+    The forms: a mapping or other JSON value; JSON text as ``str`` or bytes; a pydantic
+    model (dumped with its wire names, only the members it was given); an HTTP response
+    with the body in ``.content`` and a ``.status_code`` or ``.status`` (``httpx``,
+    ``requests``).
+    """
     try:
-        if isinstance(body, (bytearray, memoryview)):
-            body = bytes(body)
-        if isinstance(body, (str, bytes)):
-            parsed = parse_json_text(body, limits=limits)
-            if parsed.problems:
-                return None, list(parsed.problems)
-            body = parsed.value
-        elif not (body is None or isinstance(body, (Mapping, list, tuple, int, float))):
-            expected = "expected a JSON object or JSON text"
-            return None, [_problem((), "response.type", f"{expected}, found {type(body).__name__}")]
-        value = _plain(body, (), 0, limits, problems)
+        return _read(body, limits)
     except RecursionError:
-        return None, [_problem((), "json.too_deep", "expected less deeply nested data")]
+        return Read(None, [_problem((), "json.too_deep", "expected less deeply nested data")])
     except DecisionsInputError:
         raise
-    except Exception as exc:  # a caller's mapping that cannot be read
-        return None, [
-            _problem((), "response.type", f"expected readable data, found {type(exc).__name__}")
-        ]
-    return value, problems
+    except Exception as exc:  # a caller's object that cannot be read
+        found = type(exc).__name__
+        return Read(None, [_problem((), "response.type", f"expected readable data, found {found}")])
+
+
+def _read(body: object, limits: Limits) -> Read:
+    status = None
+    if not isinstance(body, _VALUES) and _is_model(body):
+        body = body.model_dump(mode="json", by_alias=True, exclude_unset=True)  # type: ignore[attr-defined]
+    elif not isinstance(body, _VALUES) and _has(body, "content"):
+        status = _status(body)
+        body = _content(body)
+        if isinstance(body, Problem):
+            return Read(None, [body], status)
+    if isinstance(body, (bytearray, memoryview)):
+        body = bytes(body)
+    if isinstance(body, (str, bytes)):
+        parsed = parse_json_text(body, limits=limits)
+        if parsed.problems:
+            return Read(None, list(parsed.problems), status)
+        body = parsed.value
+    elif not isinstance(body, _VALUES):
+        expected = "expected a JSON object, JSON text, a pydantic model or an HTTP response"
+        return Read(
+            None, [_problem((), "response.type", f"{expected}, found {type(body).__name__}")]
+        )
+    problems: list[Problem] = []
+    value = _plain(body, (), 0, limits, problems)
+    return Read(value, problems, status)
+
+
+_VALUES = (type(None), str, bytes, bytearray, memoryview, Mapping, list, tuple, int, float)
+
+
+def _has(body: object, name: str) -> bool:
+    """Whether an object has an attribute, without reading it (a property may raise)."""
+    return hasattr(type(body), name) or name in getattr(body, "__dict__", {})
+
+
+def _is_model(body: object) -> bool:
+    from pydantic import BaseModel
+
+    return isinstance(body, BaseModel)
+
+
+def _status(response: object) -> int | None:
+    """The HTTP status of a response object: ``status_code`` (httpx, requests) or ``status``."""
+    for name in ("status_code", "status"):
+        status = getattr(response, name, None)
+        if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
+            return status
+    return None
+
+
+def _content(response: object) -> object:
+    """The body bytes of a response object, or the problem of reading them."""
+    try:
+        content = response.content  # type: ignore[attr-defined]
+    except Exception as exc:  # httpx raises ResponseNotRead for a stream not read yet
+        found = f"reading .content raised {type(exc).__name__}"
+        return _problem((), "response.type", f"expected a response whose body was read, {found}")
+    if isinstance(content, (str, bytes, bytearray, memoryview)):
+        return content
+    found = type(content).__name__
+    return _problem((), "response.type", f"expected the body as bytes in .content, found {found}")
+
+
+def _load(body: object, limits: Limits) -> tuple[object, list[Problem]]:
+    """Turn a request body into plain JSON values, with the problems of its text."""
+    read = read_body(body, limits)
+    return read.value, read.problems
 
 
 @dataclass(frozen=True, slots=True)

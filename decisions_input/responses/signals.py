@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+
+from pydantic import ConfigDict
+from pydantic.alias_generators import to_camel
 
 from ..errors import Path, Problem
-from ._common import _is_integer, _list, _no_extra, _problem, _str
-from .walk import _Ctx
+from ._common import _is_integer, _list, _problem, _str
+from .context import _Ctx
+from .models import JsonObject, ResponseModel, _Checked
 
 __all__ = [
     "AnswerPart",
@@ -20,71 +23,68 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ModelCallSignals:
+class _Signals(ResponseModel):
+    """001 names its members in lowerCamelCase; the Python names are snake_case."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+
+class ModelCallSignals(_Signals):
     """Diagnostics of one model call (the rewriter's or the answer generator's)."""
 
+    # 001 RewriterModelCallSignals and AnswerGenerationModelCallSignals share one shape.
     rendered_prompt: str | None = None
     model_output: str | None = None
     model: str | None = None
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class SearchSnippet:
+class SearchSnippet(_Signals):
     """A search snippet put into the answer generation prompt."""
 
-    document_title: str | None = None
+    document_title: str | None = None  # 001 SearchSnippet
     document_uri: str | None = None
     text: str | None = None
-    metadata: Mapping[str, object] | None = None
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
+    metadata: JsonObject | None = None  # a protobuf Struct: any JSON object
 
 
-@dataclass(frozen=True, slots=True)
-class AnswerPart:
+class AnswerPart(_Signals):
     """A piece of the answer with the indexes of the snippets supporting it."""
 
-    text: str = ""
+    text: str = ""  # 001 AnswerPart
     supporting_indices: tuple[int, ...] = ()
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class CitedSnippet:
+class CitedSnippet(_Signals):
     """A snippet the answer generator cited; an absent index means 0, as in protobuf JSON."""
 
-    search_snippet: SearchSnippet | None = None
+    search_snippet: SearchSnippet | None = None  # 001 CitedSnippet
     snippet_index: int = 0
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class GroundingSignals:
+class GroundingSignals(_Signals):
     """The grounding check's decision and score bucket (values of ``limits``)."""
 
-    decision: str | None = None
+    decision: str | None = None  # 001 GroundingSignals
     score: str | None = None
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class SafetySignals:
+class SafetySignals(_Signals):
     """The safety check's decision and banned phrase match (values of ``limits``)."""
 
-    decision: str | None = None
+    decision: str | None = None  # 001 SafetySignals
     banned_phrase_match: str | None = None
     matched_banned_phrase: str | None = None
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class DataStoreConnectionSignals:
+class DataStoreConnectionSignals(_Checked):
     """Diagnostic signals of a grounded answer; any member may be missing.
 
     .. versionadded:: 0.1
     """
 
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    # 001 DataStoreConnectionSignals
     rewriter_model_call_signals: ModelCallSignals | None = None
     rewritten_query: str | None = None
     search_snippets: tuple[SearchSnippet, ...] = ()
@@ -94,12 +94,13 @@ class DataStoreConnectionSignals:
     cited_snippets: tuple[CitedSnippet, ...] = ()
     grounding_signals: GroundingSignals | None = None
     safety_signals: SafetySignals | None = None
-    extra: Mapping[str, object] = field(default_factory=_no_extra, repr=False)
-    warnings: tuple[Problem, ...] = field(default=(), compare=False)
 
     def snippets_for(self, part: AnswerPart) -> tuple[SearchSnippet, ...]:
         """Return the search snippets supporting an answer part."""
         return tuple(self.search_snippets[i] for i in part.supporting_indices)
+
+
+# --- checks ---
 
 
 def _squash(text: str) -> str:

@@ -8,35 +8,14 @@ of the hooks it is given, keyed by shape name (:mod:`.invariants`, :mod:`.signal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 
 from ..errors import Path, Problem
-from ..limits import Limits
 from ._common import _in_order, _is_integer, _is_number, _json_kind, _problem, _show
-from .reading import _Expect
+from .context import _Ctx
 
 __all__: list[str] = []
-
-_Hook = Callable[[dict[str, object], Path, "_Ctx"], Iterator[Problem]]
-
-
-@dataclass(frozen=True, slots=True)
-class _Ctx:
-    limits: Limits
-    hooks: Mapping[str, _Hook]
-    expect: _Expect | None = None
-    blocked: bool = False
-
-    def shape(self, name: str) -> Mapping[str, str]:
-        return self.limits.RESPONSE_SHAPES.get(name, _NO_MEMBERS)
-
-    def required(self, name: str) -> tuple[str, ...]:
-        return self.limits.RESPONSE_REQUIRED.get(name, ())
-
-
-_NO_MEMBERS: Mapping[str, str] = MappingProxyType({})
 
 # Members whose string value must come from a list in the limits table, and the code used
 # when it does not: an unknown value in an open API list is a warning, in 001 an error.
@@ -98,7 +77,7 @@ def _walk(value: object, path: Path, kind: str, ctx: _Ctx) -> Iterator[Problem]:
             yield from _walk(item, (*path, name), kind[1:-1], ctx)
     elif kind == "answer" and isinstance(value, dict):
         yield from ctx.hooks["answer"](value, path, ctx)
-    elif kind in ctx.limits.RESPONSE_SHAPES and isinstance(value, dict):
+    elif kind in ctx.shapes and isinstance(value, dict):
         yield from _object(value, path, kind, ctx)
 
 
