@@ -99,6 +99,14 @@ Number = Annotated[
     WithJsonSchema({"type": "number"}),
 ]
 _Frozen = AfterValidator(frozen_map)
+
+
+def _empty() -> Mapping[str, Any]:
+    return EMPTY
+
+
+# An empty mapping by default (made by a factory, so the JSON schema shows no default).
+_NONE: Any = Field(default_factory=_empty)
 JsonObject: TypeAlias = Annotated[Mapping[str, object], AfterValidator(freeze)]
 
 
@@ -191,7 +199,7 @@ class ChoiceAnswer(_Answer):
 
     type: Literal["choice"] = "choice"
     choice: str  # 000, 002, 003
-    probabilities: Annotated[Mapping[str, Number], _Frozen] = EMPTY  # 000, 002, 003
+    probabilities: Annotated[Mapping[str, Number], _Frozen] = _NONE  # 000, 002, 003
     # 000 and 003 always send it; 002 "when available", and may send null.
     confidence: Annotated[Number | None, Wire(nullable=frozenset({"parallel"}))] = None
 
@@ -227,8 +235,8 @@ class ScoreAnswer(_Answer):
 
     type: Literal["score"] = "score"
     score: Number  # 000, 002, 003: sum of k * p_k
-    probabilities: Annotated[Mapping[str, Number], _Frozen] = EMPTY  # 000, 002, 003
-    legend: Annotated[Mapping[str, str], _Frozen] = EMPTY  # 000, 002, 003
+    probabilities: Annotated[Mapping[str, Number], _Frozen] = _NONE  # 000, 002, 003
+    legend: Annotated[Mapping[str, str], _Frozen] = _NONE  # 000, 002, 003
     # 000 and 003 always send it; 002 "when available", and may send null.
     confidence: Annotated[Number | None, Wire(nullable=frozenset({"parallel"}))] = None
 
@@ -370,6 +378,19 @@ class _Checked(ResponseModel):
         """The warnings found while checking, in document order."""
         return self._warnings
 
+    def __eq__(self, other: object) -> bool:
+        # Equal bodies of one target are equal, whatever order the warnings came in.
+        if not isinstance(other, _Checked):
+            return NotImplemented
+        return (
+            type(self) is type(other)
+            and self._target == other._target
+            and self.__dict__ == other.__dict__
+            and (self.__pydantic_extra__ or {}) == (other.__pydantic_extra__ or {})
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 _M = TypeVar("_M", bound=_Checked)
 
@@ -395,7 +416,7 @@ class DecisionResponse(_Checked):
     """
 
     mode: Annotated[str | None, PARALLEL_ONLY] = None  # 002 const "fast"
-    answers: _Answers = EMPTY  # 000, 002, 003
+    answers: _Answers = _NONE  # 000, 002, 003
     usage: GeminiUsage | ParallelUsage | None = None  # 000, 003 / 002
     prompt_feedback: PromptFeedback | None = None  # 000, 003
     citations: tuple[Citation, ...] = ()  # 002
