@@ -88,6 +88,7 @@ response_bodies = st.one_of(
             "citations": _r_maybe(st.lists(_r_maybe(_r_citation), max_size=3)),
             "decision_id": _r_maybe(st.just("decisions_" + "0" * 32)),
             "extra": response_json,
+            "error": _r_maybe(st.fixed_dictionaries({}, optional={"message": st.text(max_size=4)})),
         },
     ),
 )

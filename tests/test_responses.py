@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import inspect
 import json
+import pickle
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -1042,9 +1043,21 @@ def test_any_response_gives_problems_never_foreign_errors(
         response = parse_response(body, request=request_body, target=target)
     except InvalidInput as exc:
         assert exc.problems and all(p.is_error for p in exc.problems)
+    except di.APIError as exc:
+        assert exc.error is not None or any(p.is_error for p in exc.problems)
+        _assert_round_trip(exc.error, _loaded(body))
     else:
         assert isinstance(response, DecisionResponse)
         response.uncertain(0.5)
+        _assert_round_trip(response, _loaded(body))
+
+
+def _assert_round_trip(model: Any, body: Any) -> None:
+    """A parsed body comes back from to_dict() as it was, and pickles to an equal model."""
+    if model is None:
+        return
+    assert model.to_dict() == body
+    assert pickle.loads(pickle.dumps(model)) == model
 
 
 @settings(max_examples=100, deadline=None)
@@ -1063,7 +1076,7 @@ def test_any_text_never_raises_foreign_errors(text: str | bytes) -> None:
 def test_any_signals_never_raise_foreign_errors(body: Any) -> None:
     _check_problems(iter_signals_problems(body), body)
     with contextlib.suppress(DecisionsInputError):
-        parse_signals(body)
+        _assert_round_trip(parse_signals(body), body)
 
 
 @settings(max_examples=100, deadline=None)
@@ -1071,7 +1084,9 @@ def test_any_signals_never_raise_foreign_errors(body: Any) -> None:
 def test_any_error_body_never_raises_foreign_errors(body: Any, target: str) -> None:
     _check_problems(iter_error_problems(body, target=target), body)
     with contextlib.suppress(DecisionsInputError):
-        parse_error(body, target=target)
+        _assert_round_trip(parse_error(body, target=target), body)
+    with contextlib.suppress(DecisionsInputError):
+        _assert_round_trip(parse_error(body), body)
 
 
 def _score_response(probabilities: dict[str, float], score: float) -> dict[str, object]:

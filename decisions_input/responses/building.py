@@ -61,7 +61,7 @@ def _convert(item: object, kind: str, target: str) -> object:
         return build(MODELS[target][kind], kind, item, target)
     if kind == "integer" and isinstance(item, float):
         return int(item)  # the walk let through only whole numbers
-    return freeze(item)
+    return freeze(item) if kind == "object" else item
 
 
 def _answer(item: Mapping[str, object], target: str) -> ResponseModel:
