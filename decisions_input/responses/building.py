@@ -44,6 +44,8 @@ def build(model: type[_M], shape: str, value: Mapping[str, object], target: str)
         raise InvalidInput([_problem((), "response.required", message)])
     made = model.model_construct(_fields_set=set(fields), **fields)
     object.__setattr__(made, "__pydantic_extra__", FrozenDict(extras))
+    if not hasattr(made, "__pydantic_private__"):  # pydantic before 2.6 leaves it unset
+        object.__setattr__(made, "__pydantic_private__", None)
     return made
 
 

@@ -116,7 +116,10 @@ class ResponseModel(BaseModel):
     .. versionadded:: 0.2
     """
 
-    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
+    # No protected namespace: 001 has a member model_output, which older pydantic warns of.
+    model_config = ConfigDict(
+        frozen=True, extra="allow", populate_by_name=True, protected_namespaces=()
+    )
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to {name!r}: a parsed response is read-only")
