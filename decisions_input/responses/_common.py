@@ -5,23 +5,17 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
 
 from ..errors import InvalidInput, Path, Problem, Severity
 from ..limits import RULES
 
 __all__: list[str] = []
 
-_EMPTY: Mapping[str, object] = MappingProxyType({})
 # A level index: no leading zero, and short (no rubric has a million levels), so that
 # turning it into a number can never overflow.
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,5}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _REQUEST_ID = re.compile(r"\(request id:\s*([^()\s]+)\s*\)\s*$")
-
-
-def _no_extra() -> Mapping[str, object]:
-    return _EMPTY
 
 
 def _threshold(value: object) -> float:
@@ -98,14 +92,6 @@ def _dict(mapping: Mapping[str, object], name: str) -> dict[str, object] | None:
 def _list(mapping: Mapping[str, object], name: str) -> list[object] | None:
     value = mapping.get(name)
     return value if isinstance(value, list) else None
-
-
-def _freeze(value: object) -> object:
-    if isinstance(value, dict):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
 
 
 def _index_of(mapping: dict[str, object], key: str) -> int:

@@ -1,6 +1,7 @@
 """The structural walk: every member has its JSON type, required members are there.
 
-The shapes come from ``Limits.RESPONSE_SHAPES`` (see there for the shape language).
+The shapes are derived from the response models (:mod:`.shapes`, which states the shape
+language); which members are required is ``Limits.RESPONSE_REQUIRED``.
 Members a shape does not list are warnings (``response.unknown_member``), because APIs add
 fields. What the walk does not know itself, answers and the checks between values, it asks
 of the hooks it is given, keyed by shape name (:mod:`.invariants`, :mod:`.signals`).
@@ -59,7 +60,7 @@ def _kind_ok(value: object, kind: str) -> bool:
 
 
 def _walk(value: object, path: Path, kind: str, ctx: _Ctx) -> Iterator[Problem]:
-    """Check a value against a kind of the shape language; see ``Limits.RESPONSE_SHAPES``."""
+    """Check a value against a kind of the shape language (see :mod:`.shapes`)."""
     if kind.endswith("?"):
         if value is None:
             return
