@@ -35,6 +35,7 @@ _LAZY = {
 _LAZY |= {
     name: "responses"
     for name in (
+        "APIError",
         "Answer",
         "ChoiceAnswer",
         "DataStoreConnectionSignals",
@@ -67,6 +68,7 @@ def __getattr__(name: str) -> object:
 if TYPE_CHECKING:
     from .responses import (
         Answer,
+        APIError,
         ChoiceAnswer,
         DataStoreConnectionSignals,
         DecisionResponse,
@@ -90,6 +92,7 @@ __all__ = [
     "Estimate",
     "Tokens",
     "estimate",
+    "APIError",
     "Answer",
     "ChoiceAnswer",
     "DataStoreConnectionSignals",

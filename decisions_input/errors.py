@@ -5,7 +5,9 @@ The exception tree::
     DecisionsInputError          root of everything this library raises
     ├── InvalidInput             (+ ValueError) carries ``problems``
     ├── SourceError              (+ OSError) a file, stream or URL could not be read
-    └── SchemaError              a bundled or given schema document is broken
+    ├── SchemaError              a bundled or given schema document is broken
+    └── APIError                 the API answered with an error body instead of a decision
+                                 (defined with the response models, decisions_input.responses)
 
 Errors raised by Pillow, pypdf, libmagic, jsonschema or pydantic never escape: they
 become a :class:`Problem` or are re-raised as one of the classes above ``from`` the

@@ -108,133 +108,6 @@ _REVIEW_SNIPPET_MEMBERS: Mapping[str, str] = MappingProxyType(
 )
 
 
-def _shapes(shapes: Mapping[str, Mapping[str, str]]) -> Mapping[str, Mapping[str, str]]:
-    return MappingProxyType({name: MappingProxyType(dict(m)) for name, m in shapes.items()})
-
-
-# Response shapes, read by ``responses``: object name -> member -> kind. A kind is
-# "string", "number", "integer", "boolean", "object" (any object), the name of another
-# shape, "answer" (an answer, shaped by its "type" as "<type>_answer"), "[kind]" (an array
-# of that kind) or "{kind}" (an object whose members all have that kind); a trailing "?"
-# also allows null. Members a shape does not list are tolerated and reported as warnings.
-_SIGNALS_SHAPES: dict[str, Mapping[str, str]] = {
-    # 001 DataStoreConnectionSignals and its nested objects (lowerCamelCase JSON names).
-    "signals": {
-        "rewriterModelCallSignals": "model_call_signals",
-        "rewrittenQuery": "string",
-        "searchSnippets": "[search_snippet]",
-        "answerGenerationModelCallSignals": "model_call_signals",
-        "answer": "string",
-        "answerParts": "[answer_part]",
-        "citedSnippets": "[cited_snippet]",
-        "groundingSignals": "grounding_signals",
-        "safetySignals": "safety_signals",
-    },
-    # 001 RewriterModelCallSignals and AnswerGenerationModelCallSignals share one shape.
-    "model_call_signals": {"renderedPrompt": "string", "modelOutput": "string", "model": "string"},
-    "search_snippet": {
-        "documentTitle": "string",
-        "documentUri": "string",
-        "text": "string",
-        "metadata": "object",  # a protobuf Struct: any JSON object
-    },
-    "answer_part": {"text": "string", "supportingIndices": "[integer]"},
-    "cited_snippet": {"searchSnippet": "search_snippet", "snippetIndex": "integer"},
-    "grounding_signals": {"decision": "string", "score": "string"},
-    "safety_signals": {
-        "decision": "string",
-        "bannedPhraseMatch": "string",
-        "matchedBannedPhrase": "string",
-    },
-}
-
-_GEMINI_RESPONSE_SHAPES = _shapes(
-    {
-        **_SIGNALS_SHAPES,
-        # 000 CreateDecisionResponse, 003 DecisionResponse.
-        "response": {"answers": "{answer}", "usage": "usage", "prompt_feedback": "prompt_feedback"},
-        # 000 NoulAnswer, ChoiceAnswer, ScoreAnswer; 003 the same members.
-        "noul_answer": {"type": "string", "noul": "number", "confidence": "number"},
-        "choice_answer": {
-            "type": "string",
-            "choice": "string",
-            "probabilities": "{number}",
-            "confidence": "number",
-        },
-        "score_answer": {
-            "type": "string",
-            "score": "number",
-            "probabilities": "{number}",
-            "legend": "{string}",
-            "confidence": "number",
-        },
-        # 000 Usage in full; 003 DecisionUsage sends a subset of it.
-        "usage": {
-            "total_input_tokens": "integer",
-            "initial_input_tokens": "integer",
-            "input_tokens_by_modality": "[modality_tokens]",
-            "total_cached_tokens": "integer",
-            "cached_tokens_by_modality": "[modality_tokens]",
-            "total_output_tokens": "integer",
-            "output_tokens_by_modality": "[modality_tokens]",
-            "total_tool_use_tokens": "integer",
-            "tool_use_tokens_by_modality": "[modality_tokens]",
-            "total_thought_tokens": "integer",
-            "total_tokens": "integer",
-            "grounding_tool_count": "[grounding_tool_count]",
-        },
-        "modality_tokens": {"modality": "string", "tokens": "integer"},  # 000 ModalityTokens
-        "grounding_tool_count": {"type": "string", "count": "integer"},  # 000 GroundingToolCount
-        "prompt_feedback": {"block_reason": "string", "block_reason_message": "string"},  # 000
-        # 003 ErrorResponse; the members after "code" appear in its model_endpoint_mismatch
-        # and model_not_found examples, not in its schema.
-        "error_response": {"error": "error"},
-        "error": {
-            "message": "string",
-            "type": "string?",
-            "param": "string?",
-            "code": "string?",
-            "retryable": "boolean",
-            "allowed_endpoints": "[string]",
-            "expected_endpoint": "string",
-        },
-    }
-)
-
-_PARALLEL_RESPONSE_SHAPES = _shapes(
-    {
-        **_SIGNALS_SHAPES,
-        # 002 GroundedDecisionResponse and the objects it references.
-        "response": {
-            "mode": "string",
-            "answers": "{answer}",
-            "usage": "usage",
-            "citations": "[citation]",
-            "decision_id": "string",
-        },
-        "noul_answer": {"type": "string", "noul": "number"},  # 002: no confidence
-        "choice_answer": {
-            "type": "string",
-            "choice": "string",
-            "probabilities": "{number}",
-            "confidence": "number?",
-        },
-        "score_answer": {
-            "type": "string",
-            "score": "number",
-            "legend": "{string}",
-            "probabilities": "{number}",
-            "confidence": "number?",
-        },
-        "refusal_answer": {"type": "string"},
-        "usage": {"input_tokens": "integer", "output_tokens": "integer"},
-        "citation": {"url": "string", "title": "string?", "excerpts": "[string]"},
-        "error_response": {"type": "string", "error": "error"},  # 002 ErrorResponse
-        "error": {"ref_id": "string", "message": "string", "detail": "object?"},  # 002 Error
-    }
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """Where one service takes a target's requests, and how it wants the API key.
@@ -343,8 +216,11 @@ class Limits:
     MAX_SNIFF_READ_BYTES: int
     CHUNK_BYTES: int
     # --- responses -----------------------------------------------------------------------
-    RESPONSE_SHAPES: Mapping[str, Mapping[str, str]]
+    # The members of each response object and their JSON types are stated once, by the
+    # response models (decisions_input.responses.models); which of them are required is a
+    # limit of each target.
     RESPONSE_REQUIRED: Mapping[str, tuple[str, ...]]
+    MIN_ERROR_STATUS: int  # an HTTP status from this one up carries an error body
     ANSWER_TYPES: tuple[str, ...]
     NOUL_RANGE: tuple[float, float]
     PROBABILITY_SUM_TOLERANCE: float
@@ -638,7 +514,6 @@ GEMINI = Limits(
     # measured faster than 3 MiB chunks (benchmarks/bench_media.py).
     CHUNK_BYTES=3 * 64 * 1024,
     # --- responses -----------------------------------------------------------------------
-    RESPONSE_SHAPES=_GEMINI_RESPONSE_SHAPES,
     RESPONSE_REQUIRED=MappingProxyType(
         {
             # Library choice: 003 lists no required member, but a response that is not
@@ -652,6 +527,10 @@ GEMINI = Limits(
             "error_response": ("error",),
         }
     ),
+    # 003 documents error bodies for 400, 401, 402, 403, 404, 429, 500 and 503; 002 for
+    # "non-200 status codes" and shows 422. Library choice for both: 4xx and 5xx carry an
+    # error body; other statuses are read as a decision and checked as one.
+    MIN_ERROR_STATUS=400,
     ANSWER_TYPES=("choice", "noul", "score"),  # 000, 003
     NOUL_RANGE=(0.01, 0.99),  # 000 "P(true) in [0.01, 0.99]", 003 minimum/maximum
     # Library choice, the rule for sums and equalities of printed numbers: a printed number
@@ -738,7 +617,6 @@ PARALLEL = GEMINI.derive(
     # applied to the state's JSON text and to each question.
     MAX_STATE_PLUS_QUESTION_TOKENS=32_000,
     # --- responses -----------------------------------------------------------------------
-    RESPONSE_SHAPES=_PARALLEL_RESPONSE_SHAPES,
     RESPONSE_REQUIRED=MappingProxyType(
         {
             "response": ("mode", "answers", "usage", "citations", "decision_id"),  # 002
@@ -1056,6 +934,11 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("MODES", "BLOCK_REASONS", "MODALITIES", "GROUNDING_TOOL_TYPES", "ERROR_BODY_TYPES"),
     ),
     Rule("response.request", "The request given to compare a response with cannot be read."),
+    Rule(
+        "response.error_body",
+        "The body is the API's error body, not a decision: the call failed.",
+        limits=("MIN_ERROR_STATUS",),
+    ),
     Rule(
         "response.threshold",
         "A threshold given to an answer helper is not a number from 0 to 1.",

@@ -90,6 +90,7 @@ response_bodies = st.one_of(
             "citations": _r_maybe(st.lists(_r_maybe(_r_citation), max_size=3)),
             "decision_id": _r_maybe(st.just("decisions_" + "0" * 32)),
             "extra": response_json,
+            "error": _r_maybe(st.fixed_dictionaries({}, optional={"message": st.text(max_size=4)})),
         },
     ),
 )
@@ -175,6 +176,122 @@ error_bodies = st.one_of(
         },
     ),
 )
+
+
+# Consistent responses the checks accept (warnings aside), to round-trip through the models:
+# probabilities printed at two decimals that add up to 1, the most probable choice, the
+# score as the mean, confidences that match. Stray members, including names another target
+# uses, are sprinkled in, since APIs add fields.
+
+_json_plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-2, 2) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+# Names no shape of the target has here; some are members another target has.
+_STRAYS = {
+    ("gemini", "response"): ["note", "decision_id", "mode", "citations", "extra", "é"],
+    ("parallel", "response"): ["note", "prompt_feedback", "extra", "é"],
+    ("gemini", "answer"): ["note", "extra", "reasoning"],
+    ("parallel", "answer"): ["note", "extra", "legend_"],
+    ("parallel", "noul"): ["note", "confidence"],
+}
+
+
+@st.composite
+def _hundredths(draw: st.DrawFn, count: int) -> list[float]:
+    """``count`` probabilities in hundredths that add up to exactly 1."""
+    cuts = sorted(draw(st.lists(st.integers(0, 100), min_size=count - 1, max_size=count - 1)))
+    parts = [b - a for a, b in zip([0, *cuts], [*cuts, 100], strict=True)]
+    return [p / 100 if p % 100 else p // 100 for p in parts]
+
+
+def _confidence(value: float) -> float:
+    return round(value, 2) if isinstance(value, float) else value
+
+
+@st.composite
+def _valid_answer(draw: st.DrawFn, target: str) -> dict[str, Any]:
+    kind = draw(
+        st.sampled_from(["noul", "choice", "score"] + (["refusal"] * (target == "parallel")))
+    )
+    gemini = target == "gemini"
+    if kind == "refusal":
+        return {"type": "refusal"}
+    if kind == "noul":
+        noul = draw(st.integers(1, 99)) / 100
+        answer: dict[str, Any] = {"type": "noul", "noul": noul}
+        if gemini:
+            answer["confidence"] = round(max(noul, 1 - noul), 2)
+        return answer
+    count = draw(st.integers(2, 5))
+    numbers = draw(_hundredths(count))
+    if kind == "choice":
+        ids = draw(
+            st.lists(st.text(min_size=1, max_size=4), min_size=count, max_size=count, unique=True)
+        )
+        probabilities = dict(zip(ids, numbers, strict=True))
+        top = max(numbers)
+        choice = min((k for k, v in probabilities.items() if v == top), key=lambda k: k.encode())
+        answer = {"type": "choice", "choice": choice, "probabilities": probabilities}
+    else:
+        probabilities = {str(i): p for i, p in enumerate(numbers)}
+        mean = round(sum(i * p for i, p in enumerate(numbers)), 2)
+        legend = {str(i): f"level {i}" for i in range(count)}
+        answer = {"type": "score", "score": mean, "probabilities": probabilities, "legend": legend}
+        top = max(numbers)
+    if gemini or draw(st.booleans()):
+        answer["confidence"] = _confidence(top) if gemini or draw(st.booleans()) else None
+    return answer
+
+
+def _strays(draw: st.DrawFn, body: dict[str, Any], target: str, where: str) -> dict[str, Any]:
+    names = st.sampled_from(_STRAYS[target, where])
+    extra = draw(st.dictionaries(names, _json_plain, max_size=2))
+    return {**body, **{k: v for k, v in extra.items() if k not in body}}
+
+
+@st.composite
+def valid_responses(draw: st.DrawFn, target: str) -> dict[str, Any]:
+    """A response body of the target that parses, possibly with warnings."""
+    keys = draw(
+        st.lists(st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True), max_size=4, unique=True)
+    )
+    answers = {k: _stray_answer(draw, draw(_valid_answer(target)), target) for k in keys}
+    if target == "gemini":
+        body: dict[str, Any] = {"answers": answers}
+        if draw(st.booleans()):
+            total = draw(st.integers(0, 10_000))
+            body["usage"] = {
+                "total_input_tokens": total,
+                "input_tokens_by_modality": [{"modality": "text", "tokens": total}],
+                "total_output_tokens": 0,
+                "total_tokens": total,
+            }
+    else:
+        body = {
+            "mode": "fast",
+            "answers": answers,
+            "usage": {"input_tokens": draw(st.integers(0, 10_000)), "output_tokens": 0},
+            "citations": [
+                {
+                    "url": "https://a.example/",
+                    "title": draw(st.none() | st.text(max_size=4)),
+                    "excerpts": [],
+                }
+            ],
+            "decision_id": "decisions_" + "ab" * 16,
+        }
+    return _strays(draw, body, target, "response")
+
+
+def _stray_answer(draw: st.DrawFn, answer: dict[str, Any], target: str) -> dict[str, Any]:
+    if answer["type"] == "refusal":
+        return answer  # a refusal with anything more is an error
+    where = "noul" if target == "parallel" and answer["type"] == "noul" else "answer"
+    return _strays(draw, answer, target, where)
 
 
 # --- media bytes (sniff) -----------------------------------------------------------------

@@ -39,10 +39,22 @@ def _run_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
     return namespace
 
 
-def test_python_examples_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_python_examples_run_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     namespace = _run_examples(tmp_path, monkeypatch)
     req = namespace["req"]
     assert json.loads((tmp_path / "request.json").read_bytes()) == req.to_dict()
+    resp = namespace["resp"]
+    assert resp.choice("department").winner == "billing"
+    assert resp.noul("is_billing").winner is True and not resp.noul("is_billing").is_true(0.9)
+    assert resp.score("severity").winner == 1 and resp.uncertain(0.7) == ("severity",)
+    assert resp.input_tokens == 412 and namespace["body"] == json.loads(namespace["text"])
+    printed = capsys.readouterr().out.splitlines()
+    said = "HTTP 404 model_not_found: Model 'gemini-decision-9' is not available"
+    assert [line for line in printed if line.startswith(said)]
+    assert "404 model_not_found 20261112194249376584000tUELY8LN" in printed
+    assert namespace["error_body"].status == 404
     est = namespace["est"]
     assert est.blocks[1].basis == "32 px x 24 px at resolution low: 280 per image, or 1 tile x 258"
 

@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import inspect
 import json
+import pickle
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -34,229 +35,19 @@ from decisions_input.responses import (
     parse_response,
     parse_signals,
 )
+from decisions_input.responses.shapes import shapes_for
+from tests.response_examples import (
+    GEMINI_BLOCKED,
+    GEMINI_ERRORS,
+    GEMINI_FULL_USAGE,
+    GEMINI_REQUEST,
+    GEMINI_RESPONSE,
+    PARALLEL_ERROR,
+    PARALLEL_REQUEST,
+    PARALLEL_RESPONSE,
+    SIGNALS,
+)
 from tests.strategies import error_bodies, response_bodies, response_requests, signals_bodies
-
-# --------------------------------------------------------------------------------------
-# Seed examples. Keys, option IDs, levels and numbers are the seeds'; prose is our own.
-# --------------------------------------------------------------------------------------
-
-# 003 request example "multiple".
-GEMINI_REQUEST: dict[str, Any] = {
-    "model": "gemini-decision-1",
-    "input": [
-        {
-            "type": "text",
-            "text": '{"order": {"id": "8821", "item": "headphones"}, "tier": "Gold"}\n',
-        },
-        {"type": "text", "text": '{"message": "The left earcup keeps going silent."}'},
-    ],
-    "questions": {
-        "is_defect": {"type": "noul", "instructions": "Is a hardware fault described?"},
-        "next_action": {
-            "type": "choice",
-            "instructions": "Which resolution fits the tier and the order?",
-            "criteria": {
-                "instant_refund": "Pay back without a return.",
-                "replacement_shipment": "Send a new unit; the old one comes back.",
-                "troubleshooting_flow": "The customer can probably fix it.",
-                "human_escalation": "",
-            },
-        },
-        "churn_risk": {
-            "type": "score",
-            "instructions": "How likely is the customer to leave without a fix today?",
-            "criteria": [
-                "No churn signal",
-                "Mild frustration",
-                "Mentions alternatives",
-                "Threatens to cancel",
-            ],
-        },
-    },
-}
-
-# 003 response example (HTTP 200).
-GEMINI_RESPONSE: dict[str, Any] = {
-    "answers": {
-        "is_defect": {"type": "noul", "noul": 0.94, "confidence": 0.94},
-        "next_action": {
-            "type": "choice",
-            "choice": "human_escalation",
-            "probabilities": {
-                "human_escalation": 0.76,
-                "replacement_shipment": 0.18,
-                "troubleshooting_flow": 0.04,
-                "instant_refund": 0.02,
-            },
-            "confidence": 0.76,
-        },
-        "churn_risk": {
-            "type": "score",
-            "score": 2.99,
-            "legend": {
-                "0": "No churn signal",
-                "1": "Mild frustration",
-                "2": "Mentions alternatives",
-                "3": "Threatens to cancel",
-            },
-            "probabilities": {"0": 0, "1": 0, "2": 0.01, "3": 0.99},
-            "confidence": 0.99,
-        },
-    },
-    "usage": {
-        "total_input_tokens": 324,
-        "input_tokens_by_modality": [{"modality": "text", "tokens": 324}],
-        "total_output_tokens": 0,
-        "total_tokens": 324,
-    },
-}
-
-# 000's full usage, every member filled, and an input blocked by the filter.
-GEMINI_FULL_USAGE: dict[str, Any] = {
-    "total_input_tokens": 10,
-    "initial_input_tokens": 10,
-    "input_tokens_by_modality": [
-        {"modality": "text", "tokens": 6},
-        {"modality": "image", "tokens": 4},
-    ],
-    "total_cached_tokens": 0,
-    "cached_tokens_by_modality": [],
-    "total_output_tokens": 0,
-    "output_tokens_by_modality": [],
-    "total_tool_use_tokens": 2,
-    "tool_use_tokens_by_modality": [{"modality": "text", "tokens": 2}],
-    "total_thought_tokens": 0,
-    "total_tokens": 12,
-    "grounding_tool_count": [{"type": "google_search", "count": 1}],
-}
-GEMINI_BLOCKED: dict[str, Any] = {
-    "answers": {},
-    "usage": {"total_input_tokens": 40, "total_output_tokens": 0, "total_tokens": 40},
-    "prompt_feedback": {"block_reason": "safety", "block_reason_message": "The input was refused."},
-}
-
-# 002 request example.
-PARALLEL_REQUEST: dict[str, Any] = {
-    "state": {"company": "Clay", "website": "https://www.clay.com"},
-    "questions": {"has_cli": {"type": "noul", "instructions": "Is there an official Clay CLI?"}},
-}
-
-# 002 live response example; excerpts shortened to one line of our own each.
-_PARALLEL_SOURCES = [
-    ("https://developers.clay.com/concepts/cli-basics", "CLI basics"),
-    ("https://university.clay.com/docs/cli-security-privacy", "CLI security & privacy - Clay Docs"),
-    ("https://docs.clayplatform.io/claycli/docs/cli.html", "Claycli \u00b7 Clay CLI"),
-    (
-        "https://university.clay.com/fr/docs/audiences-for-agents",
-        "Audiences for agents and the CLI - Clay Docs",
-    ),
-    ("https://developers.clay.com/quickstart", "Quickstart - Clay docs"),
-    (
-        "https://www.clay.com/agent-plugin",
-        "Clay CLI: Build on Clay with any coding agent | clay.com",
-    ),
-    (
-        "https://university.clay.com/docs/clay-api-cli?dub_id=DHFbP3TR3TaCG4pm",
-        "Installing Clay Plugin (API & CLI) - Clay Docs",
-    ),
-    ("https://developers.clay.com/", "Overview - Clay docs"),
-    (
-        "https://university.clay.com/fr/docs/clay-api-cli",
-        "Installing Clay Plugin (API & CLI) - Clay Docs",
-    ),
-    (
-        "https://university.clay.com/docs/clay-api-cli",
-        "Installing Clay Plugin (API & CLI) - Clay Docs",
-    ),
-]
-PARALLEL_RESPONSE: dict[str, Any] = {
-    "mode": "fast",
-    "answers": {"has_cli": {"type": "noul", "noul": 0.9992643798509062}},
-    "usage": {"input_tokens": 4212, "output_tokens": 0},
-    "citations": [
-        {"url": url, "title": title, "excerpts": [f"A page about the command line tool ({n})."]}
-        for n, (url, title) in enumerate(_PARALLEL_SOURCES)
-    ],
-    "decision_id": "decisions_34b4be1b1405e19ba5516d9bb76c56ad",
-}
-
-# A consistent DataStoreConnectionSignals body (001), written for these tests.
-_SNIPPETS = [
-    {
-        "documentTitle": "Shipping",
-        "documentUri": "https://shop.example/help/shipping",
-        "text": "Parcels go to 40 countries.",
-        "metadata": {"lang": "en", "rank": 1},
-    },
-    {
-        "documentTitle": "Returns",
-        "documentUri": "https://shop.example/help/returns",
-        "text": "Returning an item costs nothing for 30 days.",
-    },
-]
-SIGNALS: dict[str, Any] = {
-    "rewriterModelCallSignals": {
-        "renderedPrompt": "Turn into a search query: do you ship abroad?",
-        "modelOutput": "international shipping countries",
-        "model": "gemini-pro",
-    },
-    "rewrittenQuery": "international shipping countries",
-    "searchSnippets": _SNIPPETS,
-    "answerGenerationModelCallSignals": {
-        "renderedPrompt": "...",
-        "modelOutput": "...",
-        "model": "Other",
-    },
-    "answer": "We ship to 40 countries. Returns are free for 30 days.",
-    "answerParts": [
-        {"text": "We ship to 40 countries.", "supportingIndices": [0]},
-        {"text": "Returns are free for 30 days.", "supportingIndices": [1, 0]},
-    ],
-    "citedSnippets": [
-        {"searchSnippet": copy.deepcopy(_SNIPPETS[1]), "snippetIndex": 1},
-        {"searchSnippet": copy.deepcopy(_SNIPPETS[0])},  # index 0 left out, as protobuf JSON does
-    ],
-    "groundingSignals": {"decision": "ACCEPTED_BY_GROUNDING", "score": "VERY_HIGH"},
-    "safetySignals": {
-        "decision": "ACCEPTED_BY_SAFETY_CHECK",
-        "bannedPhraseMatch": "BANNED_PHRASE_MATCH_NONE",
-    },
-}
-
-# 003 error examples (both shapes) and 002's, with messages of our own.
-GEMINI_ERRORS: list[dict[str, Any]] = [
-    {
-        "error": {
-            "message": "Unknown question type. (request id: 20261112194236591724000xVRbpAJk)",
-            "type": "",
-            "param": "",
-            "code": "invalid_request",
-        }
-    },
-    {
-        "error": {
-            "allowed_endpoints": ["/v1beta/decisions"],
-            "code": "model_endpoint_mismatch",
-            "expected_endpoint": "/v1beta/decisions",
-            "message": "Wrong endpoint. (request id: 20261112194245600264000oIU8uBcu)",
-            "param": None,
-            "retryable": False,
-            "type": "invalid_request_error",
-        }
-    },
-    {
-        "error": {
-            "code": "unauthorized",
-            "message": "No key given (request id:\n202611121942512304710006r9sjD0r)",
-            "param": None,
-            "type": "authentication_error",
-        }
-    },
-]
-PARALLEL_ERROR: dict[str, Any] = {
-    "type": "error",
-    "error": {"ref_id": "<reference-id>", "message": "Request validation error."},
-}
 
 
 def _set(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
@@ -1029,10 +820,11 @@ def test_gemini_example_model() -> None:
     assert list(response.answers) == ["is_defect", "next_action", "churn_risk"]
     noul, choice, score = response.answers.values()
     assert isinstance(noul, NoulAnswer) and noul.is_true() and not noul.is_true(0.95)
+    assert noul.winner is True
     assert isinstance(choice, ChoiceAnswer) and choice.winner == "human_escalation"
     assert (
         isinstance(score, ScoreAnswer)
-        and score.level == 3
+        and score.winner == 3
         and score.legend["3"] == "Threatens to cancel"
     )
     assert isinstance(response.usage, GeminiUsage)
@@ -1130,22 +922,26 @@ def test_models_are_immutable() -> None:
     assert isinstance(choice, ChoiceAnswer)
     with pytest.raises(TypeError):
         choice.probabilities["x"] = 1.0  # type: ignore[index]
-    assert not hasattr(choice, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del choice.choice
 
 
 def test_helpers_ties_and_thresholds() -> None:
-    tied = ChoiceAnswer("b", {"b": 0.4, "a": 0.4, "c": 0.2}, 0.4)
+    tied = ChoiceAnswer(choice="b", probabilities={"b": 0.4, "a": 0.4, "c": 0.2}, confidence=0.4)
     assert tied.winner == "b"  # the reported choice stands when it is among the best
-    off = ChoiceAnswer("c", {"b": 0.4, "\u00e9": 0.4, "a": 0.1, "c": 0.1}, 0.1)
+    off = ChoiceAnswer(
+        choice="c", probabilities={"b": 0.4, "\u00e9": 0.4, "a": 0.1, "c": 0.1}, confidence=0.1
+    )
     assert off.winner == "b"  # else the first ID in UTF-8 byte order: "b" < "\u00e9"
-    assert ScoreAnswer(1.0, {"0": 0.4, "1": 0.2, "2": 0.4}, {}).level == 0
-    assert ScoreAnswer(0.0, {}, {}).level is None
-    assert NoulAnswer(0.5).is_true() and not NoulAnswer(0.49).is_true()
-    assert NoulAnswer(0.3, None).is_uncertain(0.75) and not NoulAnswer(0.2, None).is_uncertain(0.75)
-    assert RefusalAnswer().is_uncertain(0.0)
+    assert ScoreAnswer(score=1.0, probabilities={"0": 0.4, "1": 0.2, "2": 0.4}).winner == 0
+    assert ScoreAnswer(score=1.6).winner == 2  # no probabilities: the score rounded
+    assert NoulAnswer(noul=0.5).is_true() and not NoulAnswer(noul=0.49).is_true()
+    assert NoulAnswer(noul=0.5).winner and not NoulAnswer(noul=0.49).winner
+    assert NoulAnswer(noul=0.3).is_uncertain(0.75) and not NoulAnswer(noul=0.2).is_uncertain(0.75)
+    assert RefusalAnswer().is_uncertain(0.0) and RefusalAnswer().winner is None
     for bad in (-0.1, 1.5, float("nan"), "0.5", True, None):
         with pytest.raises(InvalidInput) as caught:
-            NoulAnswer(0.5).is_uncertain(bad)  # type: ignore[arg-type]
+            NoulAnswer(noul=0.5).is_uncertain(bad)  # type: ignore[arg-type]
         assert caught.value.codes == ("response.threshold",)
 
 
@@ -1210,8 +1006,9 @@ def test_limits_tables() -> None:
     assert [p.code for p in iter_response_problems(body)] == ["answer.noul_range"]
     assert list(iter_response_problems(body, limits=wider)) == []
     for table in (GEMINI, PARALLEL):
+        shapes = shapes_for(table.TARGET)
         for shape in table.RESPONSE_REQUIRED:
-            assert set(table.RESPONSE_REQUIRED[shape]) <= set(table.RESPONSE_SHAPES[shape])
+            assert set(table.RESPONSE_REQUIRED[shape]) <= set(shapes[shape])
 
 
 # --------------------------------------------------------------------------------------
@@ -1246,9 +1043,21 @@ def test_any_response_gives_problems_never_foreign_errors(
         response = parse_response(body, request=request_body, target=target)
     except InvalidInput as exc:
         assert exc.problems and all(p.is_error for p in exc.problems)
+    except di.APIError as exc:
+        assert exc.error is not None or any(p.is_error for p in exc.problems)
+        _assert_round_trip(exc.error, _loaded(body))
     else:
         assert isinstance(response, DecisionResponse)
         response.uncertain(0.5)
+        _assert_round_trip(response, _loaded(body))
+
+
+def _assert_round_trip(model: Any, body: Any) -> None:
+    """A parsed body comes back from to_dict() as it was, and pickles to an equal model."""
+    if model is None:
+        return
+    assert model.to_dict() == body
+    assert pickle.loads(pickle.dumps(model)) == model
 
 
 @settings(max_examples=100, deadline=None)
@@ -1267,7 +1076,7 @@ def test_any_text_never_raises_foreign_errors(text: str | bytes) -> None:
 def test_any_signals_never_raise_foreign_errors(body: Any) -> None:
     _check_problems(iter_signals_problems(body), body)
     with contextlib.suppress(DecisionsInputError):
-        parse_signals(body)
+        _assert_round_trip(parse_signals(body), body)
 
 
 @settings(max_examples=100, deadline=None)
@@ -1275,7 +1084,9 @@ def test_any_signals_never_raise_foreign_errors(body: Any) -> None:
 def test_any_error_body_never_raises_foreign_errors(body: Any, target: str) -> None:
     _check_problems(iter_error_problems(body, target=target), body)
     with contextlib.suppress(DecisionsInputError):
-        parse_error(body, target=target)
+        _assert_round_trip(parse_error(body, target=target), body)
+    with contextlib.suppress(DecisionsInputError):
+        _assert_round_trip(parse_error(body), body)
 
 
 def _score_response(probabilities: dict[str, float], score: float) -> dict[str, object]:
