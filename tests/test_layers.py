@@ -26,6 +26,7 @@ LAYERS = {
     "questions": 3,
     "validate": 3,
     "budget": 2,
+    "textmeasure": 2,
     "request": 4,
     "responses": 4,
     "_output": 5,
@@ -44,6 +45,7 @@ ALLOWED_SIDEWAYS = {
     ("checks", "budget"),
     ("budget", "media_checks"),
     ("budget", "sniffing"),
+    ("budget", "textmeasure"),
 }
 HEAVY = ("magic", "PIL", "pypdf", "jsonschema", "openapi_spec_validator", "referencing", "yaml")
 
