@@ -292,8 +292,6 @@ class Limits:
     CONTEXT_WINDOW_TOKENS: int | None
     MAX_STATE_PLUS_QUESTION_TOKENS: int | None
     # --- token estimate: (low, high) where figures disagree; per resolution, "default" --
-    TEXT_CHARS_PER_TOKEN: tuple[float, float]  # (fewest, most) characters in one token
-    TEXT_TOKENS_PER_EXTRA_UTF8_BYTE: float  # high bound, per UTF-8 byte past 1 per character
     TEXT_LETTERS_PER_TOKEN: int  # high bound: a run of letters adds a token per this many
     TEXT_CJK_CHARS_PER_TOKEN: int  # low bound: CJK and kana characters in one token at most
     TEXT_MAX_PIECE_CHARS: int  # low bound: characters in the longest token
@@ -512,12 +510,6 @@ GEMINI = Limits(
     # over them: the Gemini 3-class figures per resolution and the older tile rule. The
     # figures are from the Gemini API documentation (media resolution, token counting);
     # the rest is marked as a library choice.
-    # Gemini API documentation (token counting): a token is about 4 characters. Library
-    # choice: 2 to 6 characters per token as the bounds around it.
-    TEXT_CHARS_PER_TOKEN=(2.0, 6.0),
-    # Library choice, wider for scripts without spaces and for rare characters: every
-    # UTF-8 byte of a character past its first may be a token of its own (byte fallback).
-    TEXT_TOKENS_PER_EXTRA_UTF8_BYTE=1.0,
     # Text (decisions_input.textmeasure) is bounded by the classes of its characters. The
     # facts: the Gemma technical reports describe Gemini's SentencePiece tokenizer, shared
     # by Gemma, as splitting digits, keeping white space and falling back to UTF-8 bytes
@@ -539,10 +531,10 @@ GEMINI = Limits(
     # space and markup such as HTML tags, which the choice leaves room for.
     TEXT_MAX_PIECE_CHARS=32,
     # Library choice. 003: each question adds only its own instructions and criteria; the
-    # prompt around them is not shown. Its multiple example bills 324 tokens for 616
-    # characters of input, instructions and criteria (more than 2 characters per token
-    # allow), so each question may add 0 to 64 tokens of structure and each option,
-    # level or noul description 0 to 8.
+    # prompt around them is not shown. Its multiple example bills 324 tokens for input,
+    # instructions and criteria that the text measure puts at 230 tokens at most, so each
+    # question may add 0 to 64 tokens of structure and each option, level or noul
+    # description 0 to 8.
     QUESTION_OVERHEAD_TOKENS=(0, 64),
     CRITERION_OVERHEAD_TOKENS=(0, 8),
     # Gemini API documentation (media resolution): Gemini 3-class tokens per image; an
