@@ -163,14 +163,17 @@ def _text_size(strings: list[str]) -> tuple[int, int]:
     return chars, len(joined.encode("utf-8", "surrogatepass")) - chars
 
 
-def _text_tokens(strings: list[str], limits: Limits, *, cheap: bool) -> TextTokens:
+def _text_tokens(
+    strings: list[str], limits: Limits, *, cheap: bool, stop_above: int | None = None
+) -> TextTokens:
     """Bound the tokens of some strings: by class, or (``cheap``) from their size alone.
 
     The cheap bounds cost one join: one token per ``TEXT_MAX_PIECE_CHARS`` characters at
-    least, one per UTF-8 byte at most. The validator tries them before measuring.
+    least, one per UTF-8 byte at most. The validator tries them before measuring, and
+    measures no further than ``stop_above`` tokens.
     """
     if not cheap:
-        return measure_strings(strings, limits=limits)
+        return measure_strings(strings, limits=limits, stop_above=stop_above)
     chars, extra = _text_size(strings)
     return TextTokens(-(-chars // limits.TEXT_MAX_PIECE_CHARS), chars + extra, chars, chars + extra)
 
@@ -264,8 +267,8 @@ def _question_row(key: Any, question: Any, limits: Limits) -> BlockEstimate:
     return BlockEstimate(("questions", key), "text", basis, low, high)
 
 
-def _text_row(path: Path, text: str, limits: Limits, *, cheap: bool = False) -> BlockEstimate:
-    measured = _text_tokens([text], limits, cheap=cheap)
+def _text_row(path: Path, text: str, limits: Limits) -> BlockEstimate:
+    measured = _text_tokens([text], limits, cheap=False)
     basis = _text_basis(measured, "text")
     return BlockEstimate(path, "text", basis, measured.low, measured.high)
 
@@ -733,19 +736,17 @@ def _sum(rows: Iterable[BlockEstimate]) -> Tokens:
     return Tokens(sum(r.low for r in rows), sum(r.high for r in rows))
 
 
-def _input_rows(
-    value: Any, limits: Limits, media_rows: list[BlockEstimate], *, cheap: bool = False
-) -> list[BlockEstimate]:
+def _input_rows(value: Any, limits: Limits, media_rows: list[BlockEstimate]) -> list[BlockEstimate]:
     """Every input row in document order: text rows made here, media rows as measured."""
     if type(value) is str:
-        return [_text_row(("input",), value, limits, cheap=cheap)]
+        return [_text_row(("input",), value, limits)]
     measured = {row.path: row for row in media_rows}
     rows = []
     for path, block in _input_items(value):
         if path in measured:
             rows.append(measured[path])
         elif block.get("type") == "text" and type(block.get("text")) is str:
-            rows.append(_text_row(path, block["text"], limits, cheap=cheap))
+            rows.append(_text_row(path, block["text"], limits))
     return rows
 
 
@@ -766,12 +767,19 @@ def _gemini(body: Mapping[str, Any], limits: Limits) -> Estimate:
     )
 
 
-def _state_row(state: Any, limits: Limits, *, cheap: bool = False) -> BlockEstimate:
+def _state_text(state: Any) -> str | None:
+    """The state as the compact JSON text it is counted by, or None when it is not JSON."""
     try:
-        text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _state_row(state: Any, limits: Limits) -> BlockEstimate:
+    text = _state_text(state)
+    if text is None:
         return BlockEstimate(("state",), "text", "not JSON: not counted", 0, 0, measured=False)
-    measured = _text_tokens([text], limits, cheap=cheap)
+    measured = _text_tokens([text], limits, cheap=False)
     basis = _text_basis(measured, "compact JSON text")
     return BlockEstimate(("state",), "text", basis, measured.low, measured.high)
 
@@ -861,7 +869,11 @@ def _budget(limits: Limits) -> int | None:
 
 
 class _Part(NamedTuple):
-    """A part of a request as the validator sees it."""
+    """A part of a request as the validator sees it.
+
+    ``complete`` is False for a text measured only until it was over the budget: ``low``
+    then counts what was measured, ``high`` is its UTF-8 bytes.
+    """
 
     low: int
     high: int
@@ -869,6 +881,7 @@ class _Part(NamedTuple):
     modality: str
     measured: bool
     question: bool
+    complete: bool = True
 
 
 def _question_parts(questions: Mapping[Any, Any], limits: Limits, *, cheap: bool) -> list[_Part]:
@@ -881,6 +894,39 @@ def _question_parts(questions: Mapping[Any, Any], limits: Limits, *, cheap: bool
 
 def _row_part(row: BlockEstimate) -> _Part:
     return _Part(row.low, row.high, row.path, row.modality, row.measured, False)
+
+
+def _text_part(path: Path, text: str, limits: Limits, *, cheap: bool, stop: int | None) -> _Part:
+    found = _text_tokens([text], limits, cheap=cheap, stop_above=stop)
+    return _Part(found.low, found.high, path, "text", True, False, found.complete)
+
+
+def _input_parts(
+    value: Any, media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool
+) -> list[_Part]:
+    """The input's parts in document order, as :func:`_input_rows` has them.
+
+    Measured, a text stops once over the window: it decides the verdict alone.
+    """
+    stop = None if cheap else limits.CONTEXT_WINDOW_TOKENS
+    if type(value) is str:
+        return [_text_part(("input",), value, limits, cheap=cheap, stop=stop)]
+    measured = {row.path: row for row in media_rows}
+    parts = []
+    for path, block in _input_items(value):
+        if path in measured:
+            parts.append(_row_part(measured[path]))
+        elif block.get("type") == "text" and type(block.get("text")) is str:
+            parts.append(_text_part(path, block["text"], limits, cheap=cheap, stop=stop))
+    return parts
+
+
+def _state_part(state: Any, limits: Limits, *, cheap: bool) -> _Part:
+    text = _state_text(state)
+    if text is None:
+        return _Part(0, 0, ("state",), "text", False, False)
+    stop = None if cheap else limits.MAX_STATE_PLUS_QUESTION_TOKENS
+    return _text_part(("state",), text, limits, cheap=cheap, stop=stop)
 
 
 class _Counted(NamedTuple):
@@ -896,14 +942,14 @@ def _gemini_parts(
     body: dict[str, Any], media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool
 ) -> _Counted:
     value, questions = body.get("input", ()), body["questions"]
-    rows = _input_rows(value, limits, media_rows, cheap=cheap)
-    parts = [_row_part(r) for r in rows] + _question_parts(questions, limits, cheap=cheap)
+    parts = _input_parts(value, media_rows, limits, cheap=cheap)
+    parts += _question_parts(questions, limits, cheap=cheap)
     low, high = sum(p.low for p in parts), sum(p.high for p in parts)
     return _Counted(parts, low, high, "the input and every question's instructions and criteria")
 
 
 def _parallel_parts(body: dict[str, Any], limits: Limits, *, cheap: bool) -> _Counted:
-    state = [_row_part(_state_row(body["state"], limits, cheap=cheap))] if "state" in body else []
+    state = [_state_part(body["state"], limits, cheap=cheap)] if "state" in body else []
     asked = _question_parts(body["questions"], limits, cheap=cheap)
     low = sum(p.low for p in state) + max((p.low for p in asked), default=0)
     high = sum(p.high for p in state) + max((p.high for p in asked), default=0)
@@ -920,7 +966,7 @@ def _screened_out(
     """
     questions, value = body["questions"], body.get("input")
     if not limits.INPUT_BLOCK_TYPES:
-        state = _state_row(body["state"], limits, cheap=True).high if "state" in body else 0
+        state = _state_part(body["state"], limits, cheap=True).high if "state" in body else 0
         bound = _screen([], questions, limits)
         return bound is not None and bound + state <= budget, []
     if questions_size is not None and type(value) is str:
@@ -977,7 +1023,7 @@ def _dominant(parts: list[_Part], exceeded: bool, gemini: bool) -> tuple[Path, l
     """Name the part that decides the verdict, and the rows it stands for.
 
     Gemini: the input or the questions, whichever adds up to more; of the input, its
-    largest block when that holds at least half of it, else the input as a whole; of the
+    largest block when that holds more than half of it, else the input as a whole; of the
     questions, the largest. Parallel: the state or the largest question. Parts are
     weighed by the bound that decides: the low one for ``exceeded``, the high one else.
     """
@@ -992,7 +1038,7 @@ def _dominant(parts: list[_Part], exceeded: bool, gemini: bool) -> tuple[Path, l
         given_total = sum(weight(p)[0] for p in given)
         if largest_question is None or (given and given_total >= sum(weight(p)[0] for p in asked)):
             top = max(given, key=weight)
-            if 2 * weight(top)[0] >= given_total:
+            if 2 * weight(top)[0] > given_total:
                 return top.path, [top]
             return ("input",), given
         return largest_question.path, [largest_question]
@@ -1009,9 +1055,13 @@ def _budget_problem(path: Path, budget: int, found: _Counted, gemini: bool) -> P
     low, high = sum(r.low for r in rows), sum(r.high for r in rows)
     modalities = sorted({r.modality for r in rows})
     note = "" if all(r.measured for r in rows) else ", not measured"
+    whole, part = f"{found.low:,} to {found.high:,}", f"{low:,} to {high:,}"
+    if not all(p.complete for p in found.parts):
+        whole, part = f"at least {found.low:,}", f"at least {low:,}"
+        note += ", measured until over the budget"
     message = (
-        f"expected at most {budget:,} input tokens for {found.counted}, estimated "
-        f"{found.low:,} to {found.high:,} tokens in all; {render_json_path(where)} "
-        f"({', '.join(modalities)}{note}) accounts for {low:,} to {high:,}"
+        f"expected at most {budget:,} input tokens for {found.counted}, estimated {whole} "
+        f"tokens in all; {render_json_path(where)} ({', '.join(modalities)}{note}) "
+        f"accounts for {part}"
     )
     return Problem(path + where, code, message, severity)
