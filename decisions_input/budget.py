@@ -238,12 +238,38 @@ def _question_texts(question: Any) -> tuple[list[str], int]:
     return parts, count
 
 
+def _question_size(question: Any) -> tuple[int, int, int]:
+    """Return a question's characters, extra UTF-8 bytes and criteria, as
+    :func:`_question_texts` finds them, with one join for a well-formed question."""
+    try:
+        parts = [question["instructions"]]
+        criteria = question.get("criteria")
+        count = 0
+        if type(criteria) is dict:
+            count = len(criteria)
+            if question["type"] != "noul":
+                parts.extend(criteria)
+            parts.extend(criteria.values())
+        elif type(criteria) is list:
+            count = len(criteria)
+            parts.extend(criteria)
+        return (*_text_size(parts), count)
+    except (KeyError, TypeError, AttributeError):
+        texts, count = _question_texts(question)
+        return (*_text_size(texts), count)
+
+
 def _question_tokens(
     question: Any, limits: Limits, *, cheap: bool = False
 ) -> tuple[TextTokens, int, int, int]:
     """Bound a question: its text measured, its criteria, and low and high with structure."""
-    texts, count = _question_texts(question)
-    measured = _text_tokens(texts, limits, cheap=cheap)
+    if cheap:
+        chars, extra, count = _question_size(question)
+        pieces = -(-chars // limits.TEXT_MAX_PIECE_CHARS)
+        measured = TextTokens(pieces, chars + extra, chars, chars + extra)
+    else:
+        texts, count = _question_texts(question)
+        measured = _text_tokens(texts, limits, cheap=False)
     q_low, q_high = limits.QUESTION_OVERHEAD_TOKENS
     c_low, c_high = limits.CRITERION_OVERHEAD_TOKENS
     return (

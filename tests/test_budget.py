@@ -614,6 +614,7 @@ def test_the_fast_and_careful_question_walks_agree(question: Any) -> None:
     parts: list[str] = []
     count = est._question_strings(question, parts)
     assert est._question_texts(question) == (parts, count)
+    assert est._question_size(question) == (*est._text_size(parts), count)
 
 
 def test_the_validator_screen_never_undercounts() -> None:
