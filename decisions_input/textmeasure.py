@@ -38,7 +38,7 @@ two factors above, and the sums are taken over stretches short enough that adler
 byte 0xFF, which UTF-8 never holds; it stands for the edges between them, where nothing
 about a boundary is assumed.
 
-.. versionadded:: 0.2
+.. versionadded:: 0.1
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ class TextTokens(NamedTuple):
     ``complete`` is False when measuring stopped early (``stop_above``): ``low`` then
     counts only the part measured and ``high`` is the text's UTF-8 bytes.
 
-    .. versionadded:: 0.2
+    .. versionadded:: 0.1
     """
 
     low: int
@@ -237,7 +237,7 @@ def measure_text(text: str, *, limits: Limits, stop_above: int | None = None) ->
         limits: the table whose ``TEXT_*`` factors apply.
         stop_above: stop once the low bound is over this many tokens.
 
-    .. versionadded:: 0.2
+    .. versionadded:: 0.1
     """
     data = text.encode("ascii") if text.isascii() else text.encode("utf-8", "surrogatepass")
     return _measure(data, len(text), limits, stop_above)
@@ -250,7 +250,7 @@ def measure_strings(
 
     No boundary is assumed between two strings: the prompt around them is not known.
 
-    .. versionadded:: 0.2
+    .. versionadded:: 0.1
     """
     data = _EDGE_BYTE.join(s.encode("utf-8", "surrogatepass") for s in strings)
     measured = _measure(data, sum(map(len, strings)), limits, stop_above)
