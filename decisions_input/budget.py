@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity, render_json_path
 from .limits import Limits, limits_for, target_of
 from .media_checks import Base64Stream, DeferredData
+from .textmeasure import TextTokens, measure_strings
 
 if TYPE_CHECKING:
     from .sniffing import Detected, SeekableReader
@@ -162,18 +163,26 @@ def _text_size(strings: list[str]) -> tuple[int, int]:
     return chars, len(joined.encode("utf-8", "surrogatepass")) - chars
 
 
-def _text_bounds(chars: int, extra: int, limits: Limits) -> tuple[int, int]:
-    fewest, most = limits.TEXT_CHARS_PER_TOKEN
-    high = chars / fewest + extra * limits.TEXT_TOKENS_PER_EXTRA_UTF8_BYTE
-    return math.floor(chars / most), math.ceil(high)
+def _text_tokens(
+    strings: list[str], limits: Limits, *, cheap: bool, stop_above: int | None = None
+) -> TextTokens:
+    """Bound the tokens of some strings: by class, or (``cheap``) from their size alone.
+
+    The cheap bounds cost one join: one token per ``TEXT_MAX_PIECE_CHARS`` characters at
+    least, one per UTF-8 byte at most. The validator tries them before measuring, and
+    measures no further than ``stop_above`` tokens.
+    """
+    if not cheap:
+        return measure_strings(strings, limits=limits, stop_above=stop_above)
+    chars, extra = _text_size(strings)
+    return TextTokens(-(-chars // limits.TEXT_MAX_PIECE_CHARS), chars + extra, chars, chars + extra)
 
 
-def _text_basis(chars: int, extra: int, what: str, limits: Limits) -> str:
-    fewest, most = limits.TEXT_CHARS_PER_TOKEN
-    basis = f"{chars:,} characters of {what} at {fewest:g} to {most:g} per token"
-    if extra:
-        basis += f", {extra:,} more UTF-8 bytes"
-    return basis
+def _text_basis(measured: TextTokens, what: str) -> str:
+    basis = f"{measured.chars:,} characters of {what}"
+    if measured.utf8_bytes != measured.chars:
+        basis += f" ({measured.utf8_bytes:,} UTF-8 bytes)"
+    return basis + ", counted by class (digits, words, punctuation, scripts)"
 
 
 def _instruction_strings(value: Any, out: list[str]) -> None:
@@ -202,12 +211,36 @@ def _question_strings(question: Any, out: list[str]) -> int:
     return 0
 
 
-def _question_size(question: Any) -> tuple[int, int, int]:
-    """Return a question's characters, extra UTF-8 bytes and criteria.
+def _question_texts(question: Any) -> tuple[list[str], int]:
+    """Return a question's instruction and criteria texts and its number of criteria.
 
-    A well-formed question takes C-speed list operations and one join; anything unusual
-    goes to the careful walk, which skips what is not text. Both agree on well-formed ones.
+    A well-formed question takes C-speed list operations; anything unusual goes to the
+    careful walk, which skips what is not text. Both agree on well-formed ones.
     """
+    try:
+        parts = [question["instructions"]]
+        criteria = question.get("criteria")
+        count = 0
+        if type(criteria) is dict:
+            count = len(criteria)
+            if question["type"] != "noul":
+                parts.extend(criteria)
+            parts.extend(criteria.values())
+        elif type(criteria) is list:
+            count = len(criteria)
+            parts.extend(criteria)
+        if all(type(part) is str for part in parts):
+            return parts, count
+    except (KeyError, TypeError, AttributeError):
+        pass
+    parts = []
+    count = _question_strings(question, parts)
+    return parts, count
+
+
+def _question_size(question: Any) -> tuple[int, int, int]:
+    """Return a question's characters, extra UTF-8 bytes and criteria, as
+    :func:`_question_texts` finds them, with one join for a well-formed question."""
     try:
         parts = [question["instructions"]]
         criteria = question.get("criteria")
@@ -222,27 +255,38 @@ def _question_size(question: Any) -> tuple[int, int, int]:
             parts.extend(criteria)
         return (*_text_size(parts), count)
     except (KeyError, TypeError, AttributeError):
-        parts = []
-        count = _question_strings(question, parts)
-        return (*_text_size(parts), count)
+        texts, count = _question_texts(question)
+        return (*_text_size(texts), count)
 
 
-def _question_bounds(size: tuple[int, int, int], limits: Limits) -> tuple[int, int]:
-    chars, extra, count = size
-    low, high = _text_bounds(chars, extra, limits)
+def _question_tokens(
+    question: Any, limits: Limits, *, cheap: bool = False
+) -> tuple[TextTokens, int, int, int]:
+    """Bound a question: its text measured, its criteria, and low and high with structure."""
+    if cheap:
+        chars, extra, count = _question_size(question)
+        pieces = -(-chars // limits.TEXT_MAX_PIECE_CHARS)
+        measured = TextTokens(pieces, chars + extra, chars, chars + extra)
+    else:
+        texts, count = _question_texts(question)
+        measured = _text_tokens(texts, limits, cheap=False)
     q_low, q_high = limits.QUESTION_OVERHEAD_TOKENS
     c_low, c_high = limits.CRITERION_OVERHEAD_TOKENS
-    return low + q_low + count * c_low, high + q_high + count * c_high
+    return (
+        measured,
+        count,
+        measured.low + q_low + count * c_low,
+        measured.high + q_high + count * c_high,
+    )
 
 
 def _question_row(key: Any, question: Any, limits: Limits) -> BlockEstimate:
-    chars, extra, count = size = _question_size(question)
-    low, high = _question_bounds(size, limits)
+    measured, count, low, high = _question_tokens(question, limits)
     kind = question.get("type") if type(question) is dict else None
     noun = _CRITERIA_NAMES.get(kind, "criterion") if type(kind) is str else "criterion"
     q_low, q_high = limits.QUESTION_OVERHEAD_TOKENS
     c_low, c_high = limits.CRITERION_OVERHEAD_TOKENS
-    basis = f"{_text_basis(chars, extra, 'instructions and criteria', limits)}; {q_low} to "
+    basis = f"{_text_basis(measured, 'instructions and criteria')}; {q_low} to "
     basis += f"{q_high} for the question"
     if count:
         basis += f" and {c_low} to {c_high} for each of {count} {noun}{'s' if count != 1 else ''}"
@@ -250,18 +294,17 @@ def _question_row(key: Any, question: Any, limits: Limits) -> BlockEstimate:
 
 
 def _text_row(path: Path, text: str, limits: Limits) -> BlockEstimate:
-    chars, extra = _text_size([text])
-    low, high = _text_bounds(chars, extra, limits)
-    return BlockEstimate(path, "text", _text_basis(chars, extra, "text", limits), low, high)
+    measured = _text_tokens([text], limits, cheap=False)
+    basis = _text_basis(measured, "text")
+    return BlockEstimate(path, "text", basis, measured.low, measured.high)
 
 
 def _screen(texts: list[str], questions: Mapping[Any, Any], limits: Limits) -> int | None:
     """Bound the high total of the texts and questions from above, in one cheap pass.
 
     Every member of a criteria object counts as text (noul member names too) and every
-    string as a criterion, so the bound only errs upwards; each row's rounding adds at
-    most one token. None when the questions are not well-formed enough for the pass.
-    ``texts`` is extended in place.
+    string as a criterion, so the bound only errs upwards. None when the questions are
+    not well-formed enough for the pass. ``texts`` is extended in place.
     """
     rows = len(texts) + len(questions)
     chars, extra = _text_size(texts)
@@ -297,11 +340,13 @@ TextSize = tuple[int, int, int]
 
 
 def _text_bound(size: TextSize, rows: int, questions: int, limits: Limits) -> int:
-    """Bound the high token estimate of some text from above (see :func:`_screen`)."""
+    """Bound the high token estimate of some text from above (see :func:`_screen`).
+
+    No text is estimated at more tokens than its UTF-8 bytes.
+    """
     chars, extra, strings = size
-    high = chars / limits.TEXT_CHARS_PER_TOKEN[0] + extra * limits.TEXT_TOKENS_PER_EXTRA_UTF8_BYTE
     structure = questions * limits.QUESTION_OVERHEAD_TOKENS[1]
-    return math.ceil(high) + rows + structure + strings * limits.CRITERION_OVERHEAD_TOKENS[1]
+    return chars + extra + rows + structure + strings * limits.CRITERION_OVERHEAD_TOKENS[1]
 
 
 # --- media measurements -------------------------------------------------------------------
@@ -748,15 +793,21 @@ def _gemini(body: Mapping[str, Any], limits: Limits) -> Estimate:
     )
 
 
-def _state_row(state: Any, limits: Limits) -> BlockEstimate:
+def _state_text(state: Any) -> str | None:
+    """The state as the compact JSON text it is counted by, or None when it is not JSON."""
     try:
-        text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _state_row(state: Any, limits: Limits) -> BlockEstimate:
+    text = _state_text(state)
+    if text is None:
         return BlockEstimate(("state",), "text", "not JSON: not counted", 0, 0, measured=False)
-    chars, extra = _text_size([text])
-    low, high = _text_bounds(chars, extra, limits)
-    basis = _text_basis(chars, extra, "compact JSON text", limits)
-    return BlockEstimate(("state",), "text", basis, low, high)
+    measured = _text_tokens([text], limits, cheap=False)
+    basis = _text_basis(measured, "compact JSON text")
+    return BlockEstimate(("state",), "text", basis, measured.low, measured.high)
 
 
 def _parallel(body: Mapping[str, Any], limits: Limits) -> Estimate:
@@ -843,20 +894,118 @@ def _budget(limits: Limits) -> int | None:
     return limits.MAX_STATE_PLUS_QUESTION_TOKENS
 
 
-# A part of a request as the validator sees it: (high, low, path, modality, measured).
-_Part = tuple[int, int, Path, str, bool]
+class _Part(NamedTuple):
+    """A part of a request as the validator sees it.
+
+    ``complete`` is False for a text measured only until it was over the budget: ``low``
+    then counts what was measured, ``high`` is its UTF-8 bytes.
+    """
+
+    low: int
+    high: int
+    path: Path
+    modality: str
+    measured: bool
+    question: bool
+    complete: bool = True
 
 
-def _question_parts(questions: Mapping[Any, Any], limits: Limits) -> list[_Part]:
-    parts: list[_Part] = []
+def _question_parts(questions: Mapping[Any, Any], limits: Limits, *, cheap: bool) -> list[_Part]:
+    parts = []
     for key, question in questions.items():
-        low, high = _question_bounds(_question_size(question), limits)
-        parts.append((high, low, ("questions", key), "text", True))
+        _measured, _count, low, high = _question_tokens(question, limits, cheap=cheap)
+        parts.append(_Part(low, high, ("questions", key), "text", True, True))
     return parts
 
 
 def _row_part(row: BlockEstimate) -> _Part:
-    return row.high, row.low, row.path, row.modality, row.measured
+    return _Part(row.low, row.high, row.path, row.modality, row.measured, False)
+
+
+def _text_part(path: Path, text: str, limits: Limits, *, cheap: bool, stop: int | None) -> _Part:
+    found = _text_tokens([text], limits, cheap=cheap, stop_above=stop)
+    return _Part(found.low, found.high, path, "text", True, False, found.complete)
+
+
+def _input_parts(
+    value: Any, media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool
+) -> list[_Part]:
+    """The input's parts in document order, as :func:`_input_rows` has them.
+
+    Measured, a text stops once over the window: it decides the verdict alone.
+    """
+    stop = None if cheap else limits.CONTEXT_WINDOW_TOKENS
+    if type(value) is str:
+        return [_text_part(("input",), value, limits, cheap=cheap, stop=stop)]
+    measured = {row.path: row for row in media_rows}
+    parts = []
+    for path, block in _input_items(value):
+        if path in measured:
+            parts.append(_row_part(measured[path]))
+        elif block.get("type") == "text" and type(block.get("text")) is str:
+            parts.append(_text_part(path, block["text"], limits, cheap=cheap, stop=stop))
+    return parts
+
+
+def _state_part(state: Any, limits: Limits, *, cheap: bool) -> _Part:
+    text = _state_text(state)
+    if text is None:
+        return _Part(0, 0, ("state",), "text", False, False)
+    stop = None if cheap else limits.MAX_STATE_PLUS_QUESTION_TOKENS
+    return _text_part(("state",), text, limits, cheap=cheap, stop=stop)
+
+
+class _Counted(NamedTuple):
+    """The parts of a request, what they add up to, and how the budget counts them."""
+
+    parts: list[_Part]
+    low: int
+    high: int
+    counted: str
+
+
+def _gemini_parts(
+    body: dict[str, Any], media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool
+) -> _Counted:
+    value, questions = body.get("input", ()), body["questions"]
+    parts = _input_parts(value, media_rows, limits, cheap=cheap)
+    parts += _question_parts(questions, limits, cheap=cheap)
+    low, high = sum(p.low for p in parts), sum(p.high for p in parts)
+    return _Counted(parts, low, high, "the input and every question's instructions and criteria")
+
+
+def _parallel_parts(body: dict[str, Any], limits: Limits, *, cheap: bool) -> _Counted:
+    state = [_state_part(body["state"], limits, cheap=cheap)] if "state" in body else []
+    asked = _question_parts(body["questions"], limits, cheap=cheap)
+    low = sum(p.low for p in state) + max((p.low for p in asked), default=0)
+    high = sum(p.high for p in state) + max((p.high for p in asked), default=0)
+    return _Counted(state + asked, low, high, "the state's JSON text plus the largest question")
+
+
+def _screened_out(
+    body: dict[str, Any], limits: Limits, budget: int, questions_size: TextSize | None
+) -> tuple[bool, list[BlockEstimate]]:
+    """Decide from sizes alone whether the request fits; return the measured media rows.
+
+    A text is estimated at no more tokens than its UTF-8 bytes, so a request whose bytes
+    and media fit the budget needs no closer look.
+    """
+    questions, value = body["questions"], body.get("input")
+    if not limits.INPUT_BLOCK_TYPES:
+        state = _state_part(body["state"], limits, cheap=True).high if "state" in body else 0
+        bound = _screen([], questions, limits)
+        return bound is not None and bound + state <= budget, []
+    if questions_size is not None and type(value) is str:
+        chars, extra = _text_size([value])
+        size = (questions_size[0] + chars, questions_size[1] + extra, questions_size[2] + 1)
+        return _text_bound(size, 1 + len(questions), len(questions), limits) <= budget, []
+    value = body.get("input", ())
+    if type(value) is str:
+        media_rows, texts = [], [value]
+    else:
+        media_rows, texts = _media_rows(value, limits, refused=False), _input_texts(value)
+    bound = _screen(texts, questions, limits)
+    return bound is not None and bound + sum(r.high for r in media_rows) <= budget, media_rows
 
 
 def check_budget(
@@ -869,63 +1018,76 @@ def check_budget(
     has that error already) and blocks built by the library (deferred data), which
     :func:`estimate` measures on the ``Request``. ``questions_size``, when the question
     checks measured the questions' text already, spares the pass over them for a text input.
+
+    Three looks, each only when the one before cannot decide: the sizes of the texts (a
+    token per UTF-8 byte at most); the same sizes at one token per ``TEXT_MAX_PIECE_CHARS``
+    characters at least, which may already show the request over the budget; the texts
+    measured by class, as :func:`estimate` measures them.
     """
     budget = _budget(limits)
     if budget is None or type(body) is not dict or type(body.get("questions")) is not dict:
         return iter(_NO_PROBLEMS)
-    questions = body["questions"]
-    value = body.get("input")
-    screened = False
-    if questions_size is not None and limits.INPUT_BLOCK_TYPES and type(value) is str:
-        screened = True
-        chars, extra = _text_size([value])
-        size = (questions_size[0] + chars, questions_size[1] + extra, questions_size[2] + 1)
-        if _text_bound(size, 1 + len(questions), len(questions), limits) <= budget:
-            return iter(_NO_PROBLEMS)
-    if limits.INPUT_BLOCK_TYPES:
-        value = body.get("input", ())
-        if type(value) is str:
-            media_rows, texts = [], [value]
-        else:
-            media_rows = _media_rows(value, limits, refused=False)
-            texts = _input_texts(value)
-        bound = None if screened else _screen(texts, questions, limits)
-        if bound is not None and bound + sum(r.high for r in media_rows) <= budget:
-            return iter(_NO_PROBLEMS)
-        parts = [_row_part(r) for r in _input_rows(value, limits, media_rows)]
-        parts += _question_parts(questions, limits)
-        low, high = sum(p[1] for p in parts), sum(p[0] for p in parts)
-        counted = "the input and every question's instructions and criteria"
-    else:
-        state = [_row_part(_state_row(body["state"], limits))] if "state" in body else []
-        bound = _screen([], questions, limits)
-        if bound is not None and bound + sum(p[0] for p in state) <= budget:
-            return iter(_NO_PROBLEMS)
-        asked = _question_parts(questions, limits)
-        parts = state + asked
-        low = sum(p[1] for p in state) + max((p[1] for p in asked), default=0)
-        high = sum(p[0] for p in state) + max((p[0] for p in asked), default=0)
-        counted = "the state's JSON text plus the largest question"
-    if high <= budget:
+    fits, media_rows = _screened_out(body, limits, budget, questions_size)
+    if fits:
         return iter(_NO_PROBLEMS)
-    return iter((_budget_problem(path, budget, counted, low, high, parts),))
+    if limits.INPUT_BLOCK_TYPES:
+        if type(body.get("input")) is not str and not media_rows:
+            media_rows = _media_rows(body.get("input", ()), limits, refused=False)
+        found = _gemini_parts(body, media_rows, limits, cheap=True)
+        if found.low <= budget:
+            found = _gemini_parts(body, media_rows, limits, cheap=False)
+    else:
+        found = _parallel_parts(body, limits, cheap=True)
+        if found.low <= budget:
+            found = _parallel_parts(body, limits, cheap=False)
+    if found.high <= budget:
+        return iter(_NO_PROBLEMS)
+    return iter((_budget_problem(path, budget, found, bool(limits.INPUT_BLOCK_TYPES)),))
 
 
-def _budget_problem(
-    path: Path, budget: int, counted: str, low: int, high: int, parts: list[_Part]
-) -> Problem:
+def _dominant(parts: list[_Part], exceeded: bool, gemini: bool) -> tuple[Path, list[_Part]]:
+    """Name the part that decides the verdict, and the rows it stands for.
+
+    Gemini: the input or the questions, whichever adds up to more; of the input, its
+    largest block when that holds more than half of it, else the input as a whole; of the
+    questions, the largest. Parallel: the state or the largest question. Parts are
+    weighed by the bound that decides: the low one for ``exceeded``, the high one else.
+    """
+
+    def weight(part: _Part) -> tuple[int, int]:
+        return (part.low, part.high) if exceeded else (part.high, part.low)
+
+    asked = [p for p in parts if p.question]
+    given = [p for p in parts if not p.question]
+    largest_question = max(asked, key=weight, default=None)
+    if gemini:
+        given_total = sum(weight(p)[0] for p in given)
+        if largest_question is None or (given and given_total >= sum(weight(p)[0] for p in asked)):
+            top = max(given, key=weight)
+            if 2 * weight(top)[0] > given_total:
+                return top.path, [top]
+            return ("input",), given
+        return largest_question.path, [largest_question]
+    if largest_question is None or (given and weight(given[0]) >= weight(largest_question)):
+        return given[0].path, given[:1]
+    return largest_question.path, [largest_question]
+
+
+def _budget_problem(path: Path, budget: int, found: _Counted, gemini: bool) -> Problem:
     code, severity = "budget.exceeded", Severity.ERROR
-    if low <= budget:
+    if found.low <= budget:
         code, severity = "budget.at_risk", Severity.WARNING
+    where, rows = _dominant(found.parts, code == "budget.exceeded", gemini)
+    low, high = sum(r.low for r in rows), sum(r.high for r in rows)
+    modalities = sorted({r.modality for r in rows})
+    note = "" if all(r.measured for r in rows) else ", not measured"
+    whole, part = f"{found.low:,} to {found.high:,}", f"{low:,} to {high:,}"
+    if not all(p.complete for p in found.parts):
+        whole, part = f"at least {found.low:,}", f"at least {low:,}"
+        note += ", measured until over the budget"
     message = (
-        f"expected at most {budget:,} input tokens for {counted}, estimated {low:,} to "
-        f"{high:,} tokens"
+        f"expected at most {budget:,} input tokens for {found.counted}, estimated {whole} "
+        f"tokens in all; {render_json_path(where)} ({', '.join(modalities)}{note}) "
+        f"accounts for {part}"
     )
-    if parts:
-        top_high, top_low, where, modality, measured = max(parts, key=lambda p: p[:2])
-        note = "" if measured else ", not measured"
-        message += (
-            f"; the largest part is {render_json_path(where)} ({modality}, {top_low:,} to "
-            f"{top_high:,}{note})"
-        )
-    return Problem(path, code, message, severity)
+    return Problem(path + where, code, message, severity)

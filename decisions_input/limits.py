@@ -190,8 +190,9 @@ class Limits:
     CONTEXT_WINDOW_TOKENS: int | None
     MAX_STATE_PLUS_QUESTION_TOKENS: int | None
     # --- token estimate: (low, high) where figures disagree; per resolution, "default" --
-    TEXT_CHARS_PER_TOKEN: tuple[float, float]  # (fewest, most) characters in one token
-    TEXT_TOKENS_PER_EXTRA_UTF8_BYTE: float  # high bound, per UTF-8 byte past 1 per character
+    TEXT_LETTERS_PER_TOKEN: int  # high bound: a run of letters adds a token per this many
+    TEXT_CJK_CHARS_PER_TOKEN: int  # low bound: CJK and kana characters in one token at most
+    TEXT_MAX_PIECE_CHARS: int  # low bound: characters in the longest token
     QUESTION_OVERHEAD_TOKENS: tuple[int, int]  # per question, beyond its own text
     CRITERION_OVERHEAD_TOKENS: tuple[int, int]  # per option, level or noul description
     IMAGE_TOKENS: Mapping[str, int]  # per image
@@ -448,17 +449,31 @@ GEMINI = Limits(
     # over them: the Gemini 3-class figures per resolution and the older tile rule. The
     # figures are from the Gemini API documentation (media resolution, token counting);
     # the rest is marked as a library choice.
-    # Gemini API documentation (token counting): a token is about 4 characters. Library
-    # choice: 2 to 6 characters per token as the bounds around it.
-    TEXT_CHARS_PER_TOKEN=(2.0, 6.0),
-    # Library choice, wider for scripts without spaces and for rare characters: every
-    # UTF-8 byte of a character past its first may be a token of its own (byte fallback).
-    TEXT_TOKENS_PER_EXTRA_UTF8_BYTE=1.0,
+    # Text (decisions_input.textmeasure) is bounded by the classes of its characters. The
+    # facts: the Gemma technical reports describe Gemini's SentencePiece tokenizer, shared
+    # by Gemma, as splitting digits, keeping white space and falling back to UTF-8 bytes
+    # for unknown characters; SentencePiece's piece rules (split by white space, by
+    # Unicode script and by digit) keep the space marker at the start of a piece, never
+    # mix scripts in one piece and never join a digit to anything.
+    # Gemini API documentation (token counting): 100 tokens are about 60 to 80 English
+    # words, so a word costs up to 1.67 tokens. Library choice: a run of letters costs one
+    # token plus one per 8 letters (English words average under 5 letters, so about 1.6
+    # tokens a word), one more at each change to upper case within the run.
+    TEXT_LETTERS_PER_TOKEN=8,
+    # Library choice, the low bound for Chinese and Japanese, which leave no spaces: one
+    # token per 4 characters (words of one to four characters are pieces of their own in
+    # a large vocabulary; longer pieces are names and set phrases). A CJK run right after a
+    # space may share that space's token, so the bound rests on this stated reading.
+    TEXT_CJK_CHARS_PER_TOKEN=4,
+    # Library choice: no token spans more than 32 characters. SentencePiece trains pieces
+    # of at most 16 characters by default; Gemma's vocabulary adds longer runs of white
+    # space and markup such as HTML tags, which the choice leaves room for.
+    TEXT_MAX_PIECE_CHARS=32,
     # Library choice. 003: each question adds only its own instructions and criteria; the
-    # prompt around them is not shown. Its multiple example bills 324 tokens for 616
-    # characters of input, instructions and criteria (more than 2 characters per token
-    # allow), so each question may add 0 to 64 tokens of structure and each option,
-    # level or noul description 0 to 8.
+    # prompt around them is not shown. Its multiple example bills 324 tokens for input,
+    # instructions and criteria that the text measure puts at 230 tokens at most, so each
+    # question may add 0 to 64 tokens of structure and each option, level or noul
+    # description 0 to 8.
     QUESTION_OVERHEAD_TOKENS=(0, 64),
     CRITERION_OVERHEAD_TOKENS=(0, 8),
     # Gemini API documentation (media resolution): Gemini 3-class tokens per image; an

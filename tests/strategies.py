@@ -613,3 +613,47 @@ def near_valid_requests(draw: st.DrawFn, target: str) -> Any:
         else:
             holder[draw(st.sampled_from(keys))] = draw(_edge_values)
     return body
+
+
+# --- text for the token measure ------------------------------------------------------------
+# Runs drawn from every class of character the measure tells apart: ASCII letters of both
+# cases, digits, spaces, punctuation and markup, CJK and kana, Hangul, other scripts, and
+# characters that fall back to their bytes; plus arbitrary text, lone surrogates included.
+
+_token_runs = st.sampled_from(
+    [
+        "word",
+        "Word",
+        "camelCase",
+        "x",
+        " ",
+        "  ",
+        "0",
+        "2024",
+        ",",
+        ". ",
+        "\n\n",
+        "\t",
+        "<h1>",
+        "</td>",
+        "/",
+        "東京都",
+        "の",
+        "。",
+        "한국어",
+        "привет",
+        "é",
+        "—",
+        "\u00a0",
+        "😀",
+        "\ue000",
+        "\U00020000",
+        "\ud800",
+        "٣",
+    ]
+)
+token_texts = st.one_of(
+    st.lists(_token_runs, max_size=40).map("".join),
+    st.text(max_size=60),
+    st.lists(st.one_of(_token_runs, st.text(max_size=3)), max_size=30).map("".join),
+)

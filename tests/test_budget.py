@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 import decisions_input as di
 from decisions_input.cli import main
 from decisions_input.limits import GEMINI, PARALLEL, RULES, Limits
+from decisions_input.textmeasure import measure_strings
 from tests.strategies import json_values
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,31 +241,38 @@ def test_request_and_body_agree_on_every_row() -> None:
 # --- text ---------------------------------------------------------------------------------------
 
 
-def test_text_bounds_are_two_to_six_characters_per_token() -> None:
-    row = est.estimate({"input": "x" * 600, "questions": {}}).blocks[0]
-    assert (row.low, row.high) == (100, 300)
-    row = est.estimate({"input": "x" * 601, "questions": {}}).blocks[0]
-    assert (row.low, row.high) == (100, 301)
+def test_a_text_row_is_measured_by_class() -> None:
+    # a piece starts at each of the 100 spaces; each word costs 1 plus 4/8, the last space 1
+    row = est.estimate({"input": "word " * 100, "questions": {}}).blocks[0]
+    assert (row.low, row.high) == (100, 100 + 50 + 1)
+    assert (
+        row.basis
+        == "500 characters of text, counted by class (digits, words, punctuation, scripts)"
+    )
 
 
-def test_text_without_spaces_in_other_scripts_gets_a_wider_high_bound() -> None:
+def test_text_beyond_ascii_names_its_bytes() -> None:
     text = "東京都の天気は晴れです" * 100  # 1,100 characters, 3 UTF-8 bytes each
     row = est.estimate({"input": text, "questions": {}}).blocks[0]
-    assert row.low == 1100 // 6
-    assert row.high == 550 + 2 * 1100  # a token per extra byte at worst
-    assert "more UTF-8 bytes" in row.basis
+    assert (row.low, row.high) == (1100 // 4, 1100)  # 4 per token at least, 1 each at most
+    assert row.basis.startswith("1,100 characters of text (3,300 UTF-8 bytes), counted")
 
 
 def test_question_rows_count_instructions_criteria_and_structure() -> None:
     body = json.loads((ROOT / "testdata/requests/gemini-multiple.json").read_text())
-    found = est.estimate(body)
-    rows = {r.path[1]: r for r in found.questions}
-    choice = rows["next_action"]
-    # 55 + 14 + 20 + 20 + 16 + 49 + 50 + 42 characters; 4 options
-    assert "263 characters" in choice.basis and "4 options" in choice.basis
-    assert (choice.low, choice.high) == (263 // 6, math.ceil(263 / 2) + 64 + 4 * 8)
-    noul = rows["is_defect"]
-    assert (noul.low, noul.high) == (42 // 6, 21 + 64)
+    rows = {r.path[1]: r for r in est.estimate(body).questions}
+    choice = body["questions"]["next_action"]
+    texts = [choice["instructions"], *choice["criteria"], *choice["criteria"].values()]
+    measured = measure_strings(texts, limits=GEMINI)
+    assert sum(map(len, texts)) == 263
+    assert "263 characters" in rows["next_action"].basis
+    assert "4 options" in rows["next_action"].basis
+    assert (rows["next_action"].low, rows["next_action"].high) == (
+        measured.low,
+        measured.high + 64 + 4 * 8,
+    )
+    noul = measure_strings([body["questions"]["is_defect"]["instructions"]], limits=GEMINI)
+    assert (rows["is_defect"].low, rows["is_defect"].high) == (noul.low, noul.high + 64)
 
 
 def test_noul_criteria_count_their_descriptions_not_their_member_names() -> None:
@@ -323,105 +332,183 @@ def test_the_parallel_example_of_002_stays_far_below_its_billed_tokens() -> None
 _ONE = {"q": {"type": "noul", "instructions": "Is it?"}}
 
 
-def _gemini_text_body(chars: int) -> dict[str, Any]:
-    # an input text of ``chars`` characters and one noul question
-    return {"model": "gemini-decision-1", "input": "a" * chars, "questions": _ONE}
+def _gemini_text_body(words: int) -> dict[str, Any]:
+    return {"model": "gemini-decision-1", "input": "word " * words, "questions": _ONE}
 
 
-def _parallel_state_body(chars: int) -> dict[str, Any]:
-    # a state whose compact JSON text, {"notes":"..."}, is ``chars`` characters long
-    return {"state": {"notes": "a" * (chars - 12)}, "questions": _ONE}
+def _parallel_state_body(words: int) -> dict[str, Any]:
+    return {"state": {"notes": "word " * words}, "questions": _ONE}
 
 
-def _edges(budget: int, limits: Limits) -> dict[str, int]:
-    """Text lengths at each edge of a budget, next to the one question ("Is it?").
-
-    The question row is 1 to 3 tokens of text plus 0 to 64 of structure; the text row is
-    floor(chars / 6) to ceil(chars / 2). The edges: high at the budget and one character
-    over it, low at the budget and one token over it.
-    """
-    fewest, most = (int(r) for r in limits.TEXT_CHARS_PER_TOKEN)
-    q_low = 6 // most + limits.QUESTION_OVERHEAD_TOKENS[0]
-    q_high = -(-6 // fewest) + limits.QUESTION_OVERHEAD_TOKENS[1]
+def _edges(found: est.Estimate) -> dict[str, int]:
+    """Budgets at each edge of an estimate: its high bound and one below, its low bound
+    and one below."""
     return {
-        "fits": (budget - q_high) * fewest,
-        "at_risk": (budget - q_high) * fewest + 1,
-        "low_at_budget": (budget - q_low) * most + most - 1,
-        "exceeded": (budget - q_low + 1) * most,
+        "fits": found.total.high,
+        "at_risk": found.total.high - 1,
+        "low_at_budget": found.total.low,
+        "exceeded": found.total.low - 1,
     }
 
 
-GEMINI_EDGES = _edges(262_144, GEMINI)
-PARALLEL_EDGES = _edges(32_000, PARALLEL)
+# (id, target, body, budget edge, expected code, path of the part that dominates)
+BUDGET_CASES: list[tuple[str, str, dict[str, Any], str, str | None, str]] = [
+    (f"{target}-{edge}", target, body, edge, code, where)
+    for target, body, where in (
+        ("gemini", _gemini_text_body(10_000), "$.input"),
+        ("parallel", _parallel_state_body(10_000), "$.state"),
+    )
+    for edge, code in (
+        ("fits", None),
+        ("at_risk", "budget.at_risk"),
+        ("low_at_budget", "budget.at_risk"),
+        ("exceeded", "budget.exceeded"),
+    )
+]
 
-# (id, target, body maker, characters, expected code or None)
-BUDGET_CASES: list[tuple[str, str, Any, int, str | None]] = [
-    ("gemini-high-at-window", "gemini", _gemini_text_body, GEMINI_EDGES["fits"], None),
+
+def _with_budget(target: str, budget: int) -> Limits:
+    if target == "gemini":
+        return GEMINI.derive(CONTEXT_WINDOW_TOKENS=budget)
+    return PARALLEL.derive(MAX_STATE_PLUS_QUESTION_TOKENS=budget)
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "edge", "code", "where"),
+    [c[1:] for c in BUDGET_CASES],
+    ids=[c[0] for c in BUDGET_CASES],
+)
+def test_requests_just_under_and_just_over_each_budget(
+    target: str, body: dict[str, Any], edge: str, code: str | None, where: str
+) -> None:
+    limits = _with_budget(target, _edges(est.estimate(body, target=target))[edge])
+    found = [
+        (p.code, p.json_path, p.severity.value)
+        for p in di.iter_problems(body, limits=limits)
+        if p.code.startswith("budget.")
+    ]
+    severity = {None: None, "budget.at_risk": "warning", "budget.exceeded": "error"}[code]
+    assert found == ([] if code is None else [(code, where, severity)])
+    estimated = est.estimate(body, limits=limits)
+    assert estimated.fits == (code != "budget.exceeded")
+    assert estimated.at_risk == (code == "budget.at_risk")
+
+
+@pytest.mark.parametrize(
+    ("words", "code"), [(300_000, "budget.exceeded"), (250_000, "budget.at_risk")]
+)
+def test_words_against_the_context_window(words: int, code: str) -> None:
+    problems = [p for p in di.iter_problems(_gemini_text_body(words)) if p.code.startswith("b")]
+    assert [(p.code, p.json_path) for p in problems] == [(code, "$.input")]
+
+
+def test_digits_over_the_context_window() -> None:
+    digits = "".join(random.Random(7).choices("0123456789", k=1_200_000))
+    body = {"model": "gemini-decision-1", "input": digits, "questions": _ONE}
+    problems = [p for p in di.iter_problems(body) if p.code.startswith("budget.")]
+    assert [(p.code, p.json_path) for p in problems] == [("budget.exceeded", "$.input")]
+    # measuring stops once the text alone is over the window
+    stated = re.search(
+        r"until over the budget\) accounts for at least ([\d,]+)$", problems[0].message
+    )
+    assert stated is not None
+    assert 262_144 < int(stated.group(1).replace(",", "")) < 1_200_000
+
+
+def test_sizes_alone_may_show_a_request_over_the_budget() -> None:
+    # One run of 3,300 letters: no word starts, so only the longest-token rule bounds it
+    # below (104 tokens), which the sizes alone give before any measuring.
+    body = {"model": "gemini-decision-1", "input": "a" * 3_300, "questions": _ONE}
+    small = GEMINI.derive(CONTEXT_WINDOW_TOKENS=100)
+    (problem,) = [p for p in di.iter_problems(body, limits=small) if p.code.startswith("b")]
+    assert (problem.code, problem.json_path) == ("budget.exceeded", "$.input")
+    # the sizes: 104 tokens at least, one per byte at most, before any measuring
+    assert "$.input (text) accounts for 104 to 3,300" in problem.message
+    assert est.estimate(body, limits=small).blocks[0].tokens == est.Tokens(104, 1 + 413)
+
+
+def _choice(text: str) -> dict[str, Any]:
+    return {"type": "choice", "instructions": text, "criteria": {"a": "", "b": ""}}
+
+
+# (id, target, body, expected code, path of the part named): the block that holds more
+# than half of the input, the input when none does, the largest question when the questions
+# weigh more, Parallel's state or its largest question.
+PLACEMENT_CASES: list[tuple[str, str, dict[str, Any], str, str]] = [
     (
-        "gemini-high-over-window",
+        "one-large-block",
         "gemini",
-        _gemini_text_body,
-        GEMINI_EDGES["at_risk"],
-        "budget.at_risk",
-    ),
-    (
-        "gemini-low-at-window",
-        "gemini",
-        _gemini_text_body,
-        GEMINI_EDGES["low_at_budget"],
-        "budget.at_risk",
-    ),
-    (
-        "gemini-low-over-window",
-        "gemini",
-        _gemini_text_body,
-        GEMINI_EDGES["exceeded"],
+        _body(
+            [{"type": "text", "text": "word " * 300_000}, {"type": "text", "text": "word"}],
+        ),
         "budget.exceeded",
-    ),
-    ("parallel-high-at-budget", "parallel", _parallel_state_body, PARALLEL_EDGES["fits"], None),
-    (
-        "parallel-high-over-budget",
-        "parallel",
-        _parallel_state_body,
-        PARALLEL_EDGES["at_risk"],
-        "budget.at_risk",
+        "$.input[0]",
     ),
     (
-        "parallel-low-at-budget",
-        "parallel",
-        _parallel_state_body,
-        PARALLEL_EDGES["low_at_budget"],
-        "budget.at_risk",
-    ),
-    (
-        "parallel-low-over-budget",
-        "parallel",
-        _parallel_state_body,
-        PARALLEL_EDGES["exceeded"],
+        "blocks-alike",
+        "gemini",
+        _body([{"type": "text", "text": "word " * 100_000} for _ in range(3)]),
         "budget.exceeded",
+        "$.input",
+    ),
+    (
+        "largest-question",
+        "gemini",
+        _body(
+            [{"type": "text", "text": "word"}],
+            small=_choice("Which?"),
+            large=_choice("word " * 300_000),
+        ),
+        "budget.exceeded",
+        "$.questions.large",
+    ),
+    (
+        "parallel-state",
+        "parallel",
+        {"state": {"notes": "word " * 40_000}, "questions": {"q": _choice("Which?")}},
+        "budget.exceeded",
+        "$.state",
+    ),
+    (
+        "parallel-question",
+        "parallel",
+        {
+            "state": {"notes": "short"},
+            "questions": {"small": _choice("Which?"), "large": _choice("word " * 25_000)},
+        },
+        "budget.at_risk",
+        "$.questions.large",
     ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("target", "make", "chars", "code"),
-    [c[1:] for c in BUDGET_CASES],
-    ids=[c[0] for c in BUDGET_CASES],
+    ("target", "body", "code", "where"),
+    [c[1:] for c in PLACEMENT_CASES],
+    ids=[c[0] for c in PLACEMENT_CASES],
 )
-def test_requests_just_under_and_just_over_each_budget(
-    target: str, make: Any, chars: int, code: str | None
+def test_budget_problems_point_at_the_part_that_dominates(
+    target: str, body: dict[str, Any], code: str, where: str
 ) -> None:
-    body = make(chars)
-    budget_codes = [
-        (p.code, p.json_path, p.severity.value)
-        for p in di.iter_problems(body, target=target)
-        if p.code.startswith("budget.")
-    ]
-    severity = {None: None, "budget.at_risk": "warning", "budget.exceeded": "error"}[code]
-    assert budget_codes == ([] if code is None else [(code, "$", severity)])
+    (problem,) = [p for p in di.iter_problems(body, target=target) if p.code.startswith("bu")]
+    assert (problem.code, problem.json_path) == (code, where)
     found = est.estimate(body, target=target)
-    assert found.fits == (code != "budget.exceeded")
-    assert found.at_risk == (code == "budget.at_risk")
+    stated = re.search(r"estimated (at least )?([\d,]+)", problem.message)
+    assert stated is not None
+    if stated.group(1):  # a text alone over the budget is measured no further
+        assert budget_of(target) < int(stated.group(2).replace(",", "")) <= found.total.low
+    else:
+        assert f"estimated {found.total.low:,} to {found.total.high:,} tokens in all" in (
+            problem.message
+        )
+    assert f"; {where} (text" in problem.message
+
+
+def budget_of(target: str) -> int:
+    table = GEMINI if target == "gemini" else PARALLEL
+    budget = table.CONTEXT_WINDOW_TOKENS or table.MAX_STATE_PLUS_QUESTION_TOKENS
+    assert budget is not None
+    return budget
 
 
 def test_the_budgets_live_in_the_limits_table() -> None:
@@ -451,13 +538,17 @@ def test_a_derived_table_moves_the_budget() -> None:
 def test_a_url_video_is_at_risk_but_not_over_the_window() -> None:
     block = {"type": "video", "uri": "https://example.com/v.mp4", "mime_type": "video/mp4"}
     problems = list(di.iter_problems(_body([block])))
-    assert [(p.code, p.severity.value) for p in problems] == [("budget.at_risk", "warning")]
-    assert "$.input[0] (video" in problems[0].message and "not measured" in problems[0].message
+    assert [(p.code, p.json_path, p.severity.value) for p in problems] == [
+        ("budget.at_risk", "$.input[0]", "warning")
+    ]
+    assert "$.input[0] (video, not measured) accounts for" in problems[0].message
 
 
 def test_the_validator_and_the_estimate_agree_on_the_total() -> None:
-    body = _gemini_text_body(GEMINI_EDGES["exceeded"])
+    # two blocks, each within the window, together over it: both measured in full
+    body = _body([{"type": "text", "text": "word " * 150_000} for _ in range(2)])
     (problem,) = [p for p in di.iter_problems(body) if p.code.startswith("budget.")]
+    assert (problem.code, problem.json_path) == ("budget.exceeded", "$.input")
     found = est.estimate(body)
     assert f"estimated {found.total.low:,} to {found.total.high:,} tokens" in problem.message
 
@@ -522,6 +613,7 @@ QUESTION_SHAPES: list[tuple[str, Any]] = [
 def test_the_fast_and_careful_question_walks_agree(question: Any) -> None:
     parts: list[str] = []
     count = est._question_strings(question, parts)
+    assert est._question_texts(question) == (parts, count)
     assert est._question_size(question) == (*est._text_size(parts), count)
 
 
@@ -582,12 +674,12 @@ def test_cli_prints_the_table_and_total(fmt: str, files: list[str], golden: str)
 @pytest.mark.usefixtures("_at_root")
 def test_cli_exit_status_follows_the_budget(tmp_path: Path) -> None:
     over = tmp_path / "over.json"
-    over.write_text(json.dumps(_gemini_text_body(GEMINI_EDGES["exceeded"])))
+    over.write_text(json.dumps(_gemini_text_body(300_000)))
     status, out, _ = run("estimate", str(over))
     assert status == 1
     assert "does not fit: even the low estimate is over the budget of 262,144" in out
     risky = tmp_path / "risky.json"
-    risky.write_text(json.dumps(_gemini_text_body(GEMINI_EDGES["at_risk"])))
+    risky.write_text(json.dumps(_gemini_text_body(250_000)))
     assert run("estimate", str(risky))[0] == 0
     assert run("estimate", str(risky), "--strict")[0] == 1
     status, out, _ = run("estimate", "-", "--target", "parallel", stdin=io.StringIO('{"state": 1}'))

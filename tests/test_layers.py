@@ -29,6 +29,7 @@ LAYERS = {
     "schema_export": 3,
     "budget": 2,
     "sending": 2,
+    "textmeasure": 2,
     "request": 4,
     "responses": 4,
     "_output": 5,
@@ -65,6 +66,7 @@ ALLOWED_SIDEWAYS = {
     ("checks", "budget"),
     ("budget", "media_checks"),
     ("budget", "sniffing"),
+    ("budget", "textmeasure"),
 }
 HEAVY = ("magic", "PIL", "pypdf", "jsonschema", "openapi_spec_validator", "referencing", "yaml")
 
