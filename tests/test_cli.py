@@ -224,7 +224,7 @@ def test_sarif_has_one_rule_per_code_with_its_description() -> None:
 
 
 def test_github_annotations_escape_their_properties() -> None:
-    from decisions_input._output import Finding, Report, render_github
+    from decisions_input.cli.formats import Finding, Report, render_github
 
     problem = di.Problem(("a",), "x.y", "50% done\nnext")
     report = Report.of([Finding("dir/a,b:c.json", 3, 4, problem)], files=1)

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from .errors import Problem, Severity
-from .limits import Rule
+from ..errors import Problem, Severity
+from ..limits import Rule
 
 if TYPE_CHECKING:
-    from .budget import Estimate
+    from ..budget import Estimate
 
 __all__ = [
     "ESTIMATE_FORMATS",

@@ -31,8 +31,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path as FsPath
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
 
-from . import __version__
-from ._output import (
+from .. import __version__
+from ..errors import DecisionsInputError, InvalidInput, Path, Problem, Severity
+from ..limits import LIMITS, Limits, target_of
+from .formats import (
     ESTIMATE_FORMATS,
     FORMATS,
     STDIN_NAME,
@@ -43,14 +45,12 @@ from ._output import (
     render_estimates,
     render_text,
 )
-from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity
-from .limits import LIMITS, Limits, target_of
 
 if TYPE_CHECKING:
-    from .budget import Estimate
-    from .questions import Question
-    from .request import Request
-    from .sniffing import Detected
+    from ..budget import Estimate
+    from ..questions import Question
+    from ..request import Request
+    from ..sniffing import Detected
 
 __all__ = ["main", "main_entry"]
 
@@ -211,7 +211,7 @@ def _findings(name: str, problems: Iterable[Problem], spots: Spots) -> list[Find
 
 def _json_spots(text: str) -> Spots:
     def spots(paths: Collection[Path]) -> Mapping[Path, Located]:
-        from .jsontext import locate_many
+        from ..jsontext import locate_many
 
         return {
             path: ((at.key_line, at.key_column), (at.value_line, at.value_column))
@@ -234,7 +234,7 @@ def _json_findings(name: str, text: str | None, problems: Iterable[Problem]) -> 
     """Place problems in JSON text: a syntax error where it is, the k-th repeat of a name."""
     if text is None:  # the bytes could not be decoded: only the messages tell the places
         return [_placed_by_message(Finding(name, 1, 1, p)) for p in problems]
-    from .jsontext import locate_all
+    from ..jsontext import locate_all
 
     repeats: dict[Path, int] = {}
     out = []
@@ -429,7 +429,7 @@ def _expand(names: Sequence[str]) -> list[str]:
 
 def _finish(results: Sequence[_Result], fmt: str, streams: _Streams) -> int:
     """Print the report of checked files and the errors of unreadable ones; return the status."""
-    from .limits import RULES
+    from ..limits import RULES
 
     unreadable = sorted(r.error for r in results if r.error is not None)
     for message in unreadable:
@@ -450,8 +450,8 @@ def _request_result(name: str, data: bytes, problems: list[Problem], target: str
     """Place the problems of a JSON file; the text is decoded only when there are any."""
     if not problems:
         return _Result(name)
-    from .jsontext import parse
-    from .limits import limits_for
+    from ..jsontext import parse
+    from ..limits import limits_for
 
     text = parse(data, limits=limits_for(target)).text
     return _Result(name, tuple(_json_findings(name, text, problems)))
@@ -469,7 +469,7 @@ def _check_job(job: _Job, check: Callable[[bytes], Iterable[Problem]]) -> _Resul
 
 def _validate_job(job: _Job) -> _Result:
     """Check one request file; a worker-process entry point, so it takes one picklable job."""
-    from .validate import iter_problems
+    from ..validate import iter_problems
 
     return _check_job(job, lambda data: iter_problems(data, target=job.target, strict=job.strict))
 
@@ -490,7 +490,7 @@ def _cmd_validate(args: argparse.Namespace, streams: _Streams) -> int:
 
 
 def _response_job(job: _Job) -> _Result:
-    from .responses import iter_response_problems
+    from ..responses import iter_response_problems
 
     def check(data: bytes) -> list[Problem]:
         found = iter_response_problems(data, request=job.request, target=job.target)
@@ -534,8 +534,8 @@ class _Sniffed:
 
 
 def _sniff_one(name: str, streams: _Streams, declared: str | None, limits: Limits) -> _Sniffed:
-    from .sniffing import mime_matches, sniff_stream
-    from .sources import open_source
+    from ..sniffing import mime_matches, sniff_stream
+    from ..sources import open_source
 
     source: Any = FsPath(name)
     if name == "-":
@@ -628,7 +628,7 @@ def _sniff_table(records: Sequence[dict[str, Any]]) -> str:
 
 
 def _is_refusal(record: Mapping[str, Any]) -> bool:
-    from .limits import RULES
+    from ..limits import RULES
 
     code = record["code"]
     if code is None:
@@ -640,7 +640,7 @@ def _is_refusal(record: Mapping[str, Any]) -> bool:
 def _cmd_sniff(args: argparse.Namespace, streams: _Streams) -> int:
     import json
 
-    from .limits import limits_for
+    from ..limits import limits_for
 
     if args.files.count("-") > 1:
         raise _UsageError("standard input ('-') can be named only once")
@@ -676,7 +676,7 @@ def _limit_json(value: Any) -> Any:
 
 
 def _rules_doc(targets: Sequence[str]) -> list[dict[str, Any]]:
-    from .limits import RULES, limits_for
+    from ..limits import RULES, limits_for
 
     tables = {t: limits_for(t) for t in targets}
     return [
@@ -695,7 +695,7 @@ def _rules_doc(targets: Sequence[str]) -> list[dict[str, Any]]:
 
 def _rules_markdown(target: str | None) -> str:
     """The Markdown table of the README (both targets), or its one-target variant."""
-    from .limits import RULES, describe_limit, limits_for, rules_markdown
+    from ..limits import RULES, describe_limit, limits_for, rules_markdown
 
     if target is None:
         return rules_markdown()
@@ -735,7 +735,7 @@ class _Document:
 
 def _syntax_finding(name: str, text: str, exc: ValueError) -> Finding:
     """Place a JSON syntax error with the library's own parser (the same on every Python)."""
-    from .jsontext import parse
+    from ..jsontext import parse
 
     for problem in parse(text).problems:
         if problem.code in ("json.syntax", "json.trailing_data", "json.too_deep"):
@@ -747,7 +747,7 @@ def _syntax_finding(name: str, text: str, exc: ValueError) -> Finding:
 
 def _first_repeated_member(name: str, text: str) -> Finding | None:
     """A ``json.duplicate_key`` finding for the first member name repeated in JSON text."""
-    from .jsontext import locate_all, parse
+    from ..jsontext import locate_all, parse
 
     for problem in parse(text).problems:
         if problem.code == "json.duplicate_key":
@@ -823,7 +823,7 @@ def _parse_document(name: str, text: str) -> _Document | Finding:
 
 
 def _lint_text(name: str, text: str) -> _Result:
-    from .schemas import lint
+    from ..schemas import lint
 
     doc = _parse_document(name, text)
     if isinstance(doc, Finding):
@@ -838,7 +838,7 @@ def _lint_text(name: str, text: str) -> _Result:
 def _bundled_texts() -> list[tuple[str, str]]:
     import importlib.resources
 
-    from .schemas import DOCUMENTS
+    from ..schemas import DOCUMENTS
 
     out = []
     try:
@@ -940,7 +940,7 @@ def _unknown_members(value: Mapping[Any, Any], allowed: Sequence[str], at: Path)
 
 
 def _text_block(value: Any, limits: Limits) -> Any:
-    from .blocks import text
+    from ..blocks import text
 
     return text(value, limits=limits)
 
@@ -948,7 +948,7 @@ def _text_block(value: Any, limits: Limits) -> Any:
 def _media_block(kind: str, item: Mapping[str, Any], base: FsPath, limits: Limits) -> Any:
     import inspect
 
-    from . import blocks
+    from .. import blocks
 
     builder = getattr(blocks, kind, None)
     if not callable(builder):
@@ -1071,7 +1071,7 @@ def _build_question(value: Any, limits: Limits) -> Question:
 
 
 def _question(kind: str, value: Mapping[str, Any], limits: Limits) -> Question:
-    from . import questions
+    from .. import questions
 
     instructions = _instructions(value.get("instructions"), limits)
     if kind == "noul":
@@ -1158,8 +1158,8 @@ def _assemble(
     Problems come from the builders and from ``Request`` with paths in the request; each
     path is then mapped to the spec's names (``options``, ``levels``, the media key).
     """
-    from .limits import limits_for
-    from .request import Request
+    from ..limits import limits_for
+    from ..request import Request
 
     if not isinstance(spec, dict):
         message = f"expected a mapping, found {_type_name(spec)}"
@@ -1224,7 +1224,7 @@ def _dedupe(problems: Iterable[Problem]) -> list[Problem]:
 
 
 def _cmd_build(args: argparse.Namespace, streams: _Streams) -> int:
-    from .limits import RULES
+    from ..limits import RULES
 
     spec = _read_spec(args.spec, streams)
     request, problems = _assemble(spec.doc.value, spec.base, args.target)
@@ -1257,9 +1257,9 @@ def _is_spec(name: str, forced: bool) -> bool:
 
 def _estimate_request(name: str, target: str | None, streams: _Streams) -> Estimate | Report:
     """Estimate a JSON request body; a body that is not JSON gives its problems instead."""
-    from .budget import estimate
-    from .limits import limits_for
-    from .validate import to_json_value
+    from ..budget import estimate
+    from ..limits import limits_for
+    from ..validate import to_json_value
 
     data = _read_bytes(name, streams)
     limits = limits_for(target or "gemini")
@@ -1275,7 +1275,7 @@ def _estimate_request(name: str, target: str | None, streams: _Streams) -> Estim
 
 def _estimate_spec(name: str, target: str | None, streams: _Streams) -> Estimate | Report:
     """Build the request a spec describes (media sniffed, never decoded) and estimate it."""
-    from .budget import estimate
+    from ..budget import estimate
 
     spec = _read_spec(name, streams)
     request, problems = _assemble(spec.doc.value, spec.base, target)
@@ -1286,7 +1286,7 @@ def _estimate_spec(name: str, target: str | None, streams: _Streams) -> Estimate
 
 
 def _cmd_estimate(args: argparse.Namespace, streams: _Streams) -> int:
-    from .limits import RULES
+    from ..limits import RULES
 
     if args.files.count("-") > 1:
         raise _UsageError("standard input ('-') can be named only once")
