@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem, Severity
 from ..limits import Rule
+from .common import ESTIMATE_FORMATS, FORMATS, STDIN_NAME, TOOL_NAME
 
 if TYPE_CHECKING:
     from ..budget import Estimate
@@ -39,9 +40,7 @@ __all__ = [
     "summary_line",
 ]
 
-STDIN_NAME = "<stdin>"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-TOOL_NAME = "decisions-input"
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,9 +233,6 @@ def _one_line(text: str) -> str:
     return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
 
 
-FORMATS = ("text", "json", "sarif", "github")
-
-
 def render(report: Report, fmt: str, rules: Mapping[str, Rule], *, version: str = "") -> str:
     """Render a report in one of :data:`FORMATS`; ``rules`` and ``version`` serve SARIF."""
     if fmt == "text":
@@ -251,8 +247,6 @@ def render(report: Report, fmt: str, rules: Mapping[str, Rule], *, version: str 
 
 
 # --- token estimates ---------------------------------------------------------------------------
-
-ESTIMATE_FORMATS = ("text", "json")
 
 
 def _verdict(found: Estimate) -> str:
