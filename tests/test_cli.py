@@ -266,8 +266,8 @@ def test_a_directory_stands_for_its_json_files(tmp_path: Path) -> None:
 def test_unreadable_file_is_exit_2_and_the_rest_is_still_checked() -> None:
     code, out, err = run("validate", "missing.json", f"{INPUTS}/refund.json")
     assert code == 2
-    assert err == "decisions-input: error: cannot read missing.json: No such file or directory\n"
-    assert out.endswith("1 file, 1 error, 0 warnings\n")
+    assert err == "decisions-input: error: cannot read missing.json: it does not exist\n"
+    assert out.endswith("1 file, 1 error, 0 warnings, 1 not checked\n")
 
 
 @pytest.mark.parametrize("argv", [c[1] for c in USAGE_CASES], ids=[c[0] for c in USAGE_CASES])
@@ -290,16 +290,51 @@ def test_version() -> None:
     assert run("--version") == (0, f"decisions-input {di.__version__}\n", "")
 
 
-def test_foreign_exception_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failure_inside_the_library_is_that_files_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import decisions_input.validate
+
+    real = decisions_input.validate.iter_problems
+
+    def boom(body: Any, **kwargs: Any) -> Any:
+        if (
+            isinstance(body, dict)
+            and body.get("model") == "gemini-decision-1"
+            and "noul" in str(body.get("questions"))
+        ):
+            raise RuntimeError("disk on fire\nsecond line")
+        return real(body, **kwargs)
+
+    monkeypatch.setattr(decisions_input.validate, "iter_problems", boom)
+    failing = "testdata/requests/gemini-noul.json"
+    code, out, err = run("validate", failing, f"{INPUTS}/refund.json", "--format", "json")
+    assert code == 2
+    doc = json.loads(out)
+    assert [(p["file"], p["code"], p["json_path"]) for p in doc["problems"]] == [
+        (failing, "internal.error", "$"),
+        (
+            f"{INPUTS}/refund.json",
+            "option.whitespace",
+            '$.questions.next_action.criteria[" refund"]',
+        ),
+    ]
+    assert "RuntimeError: disk on fire second line" in doc["problems"][0]["message"]
+    assert err.startswith(f"decisions-input: internal error: {failing}: ")
+    assert err.count("\n") == 1
+
+
+def test_a_failure_outside_the_files_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from decisions_input.cli import formats
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(decisions_input.validate, "iter_problems", boom)
+    monkeypatch.setattr(formats, "render_text", boom)
     code, out, err = run("validate", REQUESTS[0])
-    assert code == 2
-    assert out == ""
+    assert (code, out) == (2, "")
     assert err == "decisions-input: internal error: RuntimeError: disk on fire second line\n"
 
 
@@ -312,11 +347,11 @@ def test_check_response_strict_and_a_broken_request(tmp_path: Path) -> None:
     broken = tmp_path / "request.json"
     broken.write_text("{")
     code, out, err = run("check-response", response, "--request", str(broken))
-    assert (code, out) == (2, "")
+    assert (code, out) == (2, "0 files, 0 errors, 0 warnings, 1 not checked\n")
     assert err.startswith("decisions-input: error: response.request: ")
     code, out, err = run("check-response", response, "--request", "missing.json")
-    assert (code, out) == (2, "")
-    assert err == "decisions-input: error: cannot read missing.json: No such file or directory\n"
+    assert (code, out) == (2, "0 files, 0 errors, 0 warnings, 1 not checked\n")
+    assert err == "decisions-input: error: cannot read missing.json: it does not exist\n"
 
 
 def test_help_loads_no_heavy_module() -> None:

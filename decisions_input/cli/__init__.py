@@ -31,8 +31,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any, TextIO
 
-from ..errors import DecisionsInputError, InvalidInput
-from .common import EXIT_PROBLEMS, EXIT_USAGE, PROG, Exit, Streams, one_line, reason
+from .common import EXIT_PROBLEMS, EXIT_USAGE, PROG, Exit, Streams, UsageError, one_line, reason
 from .parser import build_parser
 
 __all__ = ["main", "main_entry"]
@@ -69,23 +68,33 @@ def main(
         return 130
     except BrokenPipeError:
         return EXIT_PROBLEMS
-    except (DecisionsInputError, OSError) as exc:
-        streams.err.write(f"{PROG}: error: {_failure(exc)}\n")
-        return EXIT_USAGE
     except Exception as exc:  # the last line of defence: one line, never a traceback
-        streams.err.write(f"{PROG}: internal error: {type(exc).__name__}: {reason(exc)}\n")
+        streams.err.write(f"{PROG}: {_failure(exc)}\n")
         return EXIT_USAGE
 
 
-def _failure(exc: BaseException) -> str:
+def _failure(exc: Exception) -> str:
+    """The one line for a failure: ``error: ...`` for bad input, else ``internal error: ...``."""
+    from ..errors import DecisionsInputError, InvalidInput
+
     if isinstance(exc, InvalidInput) and exc.problems:
         first = exc.problems[0]
-        return f"{first.code}: {one_line(first.message)}"
-    return reason(exc)
+        return f"error: {first.code}: {one_line(first.message)}"
+    if isinstance(exc, (DecisionsInputError, OSError, UsageError)):
+        return f"error: {reason(exc)}"
+    return f"internal error: {type(exc).__name__}: {reason(exc)}"
 
 
 def main_entry() -> None:
-    """Console-script entry: run :func:`main` on ``sys.argv`` and exit with its status."""
+    """Console-script entry: run :func:`main` on ``sys.argv`` and exit with its status.
+
+    Output escapes what the formats cannot hold; what the terminal's encoding cannot hold
+    is written as a backslash escape rather than lost with the rest of the report.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     status = main()
     try:
         sys.stdout.flush()

@@ -55,7 +55,7 @@ def _write_stdout(request: Request, out: TextIO) -> None:
 def run(args: argparse.Namespace, streams: Streams) -> int:
     from ..limits import RULES
 
-    spec = read_spec(args.spec, streams)
+    spec = read_spec(args.spec, streams, max_bytes=args.max_bytes)
     request, problems = assemble(spec.doc.value, spec.base, args.target)
     problems = dedupe(apply_strict(problems, args.strict))
     report = Report.of(spec.doc.place(problems), files=1)

@@ -6,9 +6,9 @@ import argparse
 
 from ..errors import Problem
 from ..limits import target_of
-from .common import Streams, UsageError, apply_strict
-from .files import read_bytes, read_stdin
-from .jobs import Job, Result, check_job, finish
+from .common import Streams, UsageError, apply_strict, display
+from .files import Unreadable, read_file
+from .jobs import Job, Result, check_job, finish, problem_cap, run_jobs
 
 __all__ = ["run"]
 
@@ -17,14 +17,14 @@ def _response_job(job: Job) -> Result:
     from ..responses import iter_response_problems
 
     def check(data: bytes) -> list[Problem]:
-        found = iter_response_problems(data, request=job.request, target=job.target)
+        found = iter_response_problems(data, request=job.request, target=job.target or "gemini")
         return apply_strict(found, job.strict)
 
     return check_job(job, check)
 
 
 def _target_of_request(request: bytes | None) -> str:
-    """Parallel for a request body with ``state`` and no ``model``; Gemini otherwise."""
+    """The target the request's shape names (:func:`target_of`); Gemini without one."""
     import json
 
     if request is None:
@@ -39,8 +39,20 @@ def _target_of_request(request: bytes | None) -> str:
 def run(args: argparse.Namespace, streams: Streams) -> int:
     if args.response == "-" and args.request == "-":
         raise UsageError("standard input ('-') can be named only once")
-    request = read_bytes(args.request, streams) if args.request is not None else None
-    data = read_stdin(streams) if args.response == "-" else None
+    cap = problem_cap(args.max_problems)
+    try:
+        request = None
+        if args.request is not None:
+            request = read_file(
+                args.request, kind="request", max_bytes=args.max_bytes, streams=streams
+            )
+        data = None
+        if args.response == "-":
+            data = read_file("-", kind="response", max_bytes=args.max_bytes, streams=streams)
+    except Unreadable as exc:
+        return finish(
+            [Result(display(args.response), error=str(exc))], args.format, streams, cap=cap
+        )
     target = args.target or _target_of_request(request)
-    job = Job(args.response, target, args.strict, data=data, request=request)
-    return finish([_response_job(job)], args.format, streams)
+    job = Job(args.response, "response", args.max_bytes, cap, args.strict, target, data, request)
+    return finish(run_jobs(_response_job, [job], streams, 1), args.format, streams, cap=cap)

@@ -1,13 +1,16 @@
-"""What every command shares: the streams, exit statuses, usage errors and small helpers."""
+"""What every command shares: the streams, exit statuses, usage errors and small helpers.
+
+Nothing here imports the library's modules at load time: ``--help`` runs on this, the
+parser and ``argparse`` alone.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import IO, Any, TextIO
+from collections.abc import Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO
 
-from ..errors import DecisionsInputError, Problem, Severity
-from ..limits import LIMITS
+if TYPE_CHECKING:
+    from ..errors import Problem
 
 __all__ = [
     "ESTIMATE_FORMATS",
@@ -17,7 +20,7 @@ __all__ = [
     "FORMATS",
     "PROG",
     "STDIN_NAME",
-    "TARGETS",
+    "TARGET_CHOICES",
     "TOOL_NAME",
     "Exit",
     "Streams",
@@ -27,6 +30,7 @@ __all__ = [
     "display",
     "one_line",
     "reason",
+    "targets",
     "type_name",
 ]
 
@@ -39,11 +43,37 @@ PROG = TOOL_NAME
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
-TARGETS = tuple(LIMITS)
 
 
-@dataclass(frozen=True, slots=True)
-class Streams:
+def targets() -> tuple[str, ...]:
+    """The target API names, from the limits table."""
+    from ..limits import LIMITS
+
+    return tuple(LIMITS)
+
+
+class _TargetNames:
+    """The target names as ``argparse`` choices, read from the limits table on first use.
+
+    Top-level ``--help`` never looks at them, so it does not load the table.
+    """
+
+    def __contains__(self, name: object) -> bool:
+        return name in targets()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(targets())
+
+    def __len__(self) -> int:
+        return len(targets())
+
+
+TARGET_CHOICES: Any = _TargetNames()
+
+
+class Streams(NamedTuple):
+    """Where a run writes its output and its messages, and what ``-`` reads."""
+
     out: TextIO
     err: TextIO
     stdin: IO[Any] | None
@@ -57,7 +87,7 @@ class Exit(Exception):
         self.status = status
 
 
-class UsageError(DecisionsInputError):
+class UsageError(Exception):
     """The command line or a file it names cannot be used; exit status 2."""
 
 
@@ -66,6 +96,9 @@ def one_line(text: str) -> str:
 
 
 def reason(exc: BaseException) -> str:
+    """One line saying why ``exc`` happened: the system's words for an OS error."""
+    from ..errors import DecisionsInputError
+
     if isinstance(exc, OSError) and exc.strerror and not isinstance(exc, DecisionsInputError):
         return exc.strerror
     return one_line(str(exc)) or type(exc).__name__
@@ -73,6 +106,10 @@ def reason(exc: BaseException) -> str:
 
 def apply_strict(problems: Iterable[Problem], strict: bool) -> list[Problem]:
     """Report warnings as errors under ``--strict`` (``validate`` applies the same policy)."""
+    from dataclasses import replace
+
+    from ..errors import Severity
+
     if not strict:
         return list(problems)
     return [replace(p, severity=Severity.ERROR) for p in problems]

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import EXIT_OK, TARGETS, Streams
+from .common import EXIT_OK, Streams, targets
 
 __all__ = ["run"]
 
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     import json
 
     if args.format == "json":
-        targets = [args.target] if args.target else list(TARGETS)
-        doc = {"rules": _rules_doc(targets), "targets": targets}
+        names = [args.target] if args.target else list(targets())
+        doc = {"rules": _rules_doc(names), "targets": names}
         streams.out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         streams.out.write(_rules_markdown(args.target))

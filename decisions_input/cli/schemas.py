@@ -11,14 +11,14 @@ from typing import Any
 from ..errors import Problem
 from .common import Streams, UsageError, display, reason, type_name
 from .documents import parse_document
-from .files import read_bytes
-from .formats import Finding
-from .jobs import Result, finish
+from .files import Unreadable, read_file
+from .formats import Finding, NotShown
+from .jobs import Result, capped, finish, problem_cap
 
 __all__ = ["run"]
 
 
-def _lint_text(name: str, text: str) -> Result:
+def _lint_text(name: str, text: str, cap: int) -> Result:
     from ..schemas import lint
 
     doc = parse_document(name, text)
@@ -28,7 +28,21 @@ def _lint_text(name: str, text: str) -> Result:
         found = type_name(doc.value)
         problem = Problem((), "schema.type", f"expected a mapping, found {found}")
         return Result(name, (Finding(name, 1, 1, problem),))
-    return Result(name, tuple(doc.place(lint(doc.value))))
+    kept = capped(lint(doc.value), cap)
+    not_shown = NotShown(name, kept.errors_left_out, kept.warnings_left_out)
+    return Result(name, tuple(doc.place(kept.problems)), not_shown)
+
+
+def _lint_file(name: str, args: argparse.Namespace, streams: Streams, cap: int) -> Result:
+    try:
+        data = read_file(name, kind="schema", max_bytes=args.max_bytes, streams=streams)
+    except Unreadable as exc:
+        return Result(display(name), error=str(exc))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Result(display(name), error=f"cannot read {display(name)}: it is not UTF-8 text")
+    return _lint_text(display(name), text, cap)
 
 
 def _bundled_texts() -> list[tuple[str, str]]:
@@ -59,15 +73,11 @@ def _resource_name(entry: Any, file: str) -> str:
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
+    if args.files.count("-") > 1:
+        raise UsageError("standard input ('-') can be named only once")
+    cap = problem_cap(args.max_problems)
     if args.files:
-        results = []
-        for name in args.files:
-            try:
-                text = read_bytes(name, streams).decode("utf-8")
-            except (UsageError, UnicodeDecodeError) as exc:
-                results.append(Result(display(name), error=reason(exc)))
-                continue
-            results.append(_lint_text(display(name), text))
+        results = [_lint_file(name, args, streams, cap) for name in args.files]
     else:
-        results = [_lint_text(name, text) for name, text in _bundled_texts()]
-    return finish(results, args.format, streams)
+        results = [_lint_text(name, text, cap) for name, text in _bundled_texts()]
+    return finish(results, args.format, streams, cap=cap)

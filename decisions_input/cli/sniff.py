@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path as FsPath
@@ -20,8 +19,9 @@ from .common import (
     UsageError,
     display,
     one_line,
-    reason,
 )
+from .files import Unreadable, read_file, why
+from .formats import json_text, printable
 
 if TYPE_CHECKING:
     from ..sniffing import Detected
@@ -37,20 +37,22 @@ class _Sniffed:
     mismatch: str | None = None
 
 
-def _sniff_one(name: str, streams: Streams, declared: str | None, limits: Limits) -> _Sniffed:
+def _sniff_one(
+    name: str, streams: Streams, declared: str | None, limits: Limits, max_bytes: int | None
+) -> _Sniffed:
+    """Sniff a file in place (its head and structure), or standard input held in memory."""
     from ..sniffing import mime_matches, sniff_stream
     from ..sources import open_source
 
     source: Any = FsPath(name)
     if name == "-":
-        stdin = streams.stdin if streams.stdin is not None else sys.stdin
-        source = getattr(stdin, "buffer", stdin)
+        source = read_file(name, kind="media", max_bytes=max_bytes, streams=streams)
     try:
         with open_source(source) as opened:
             found = sniff_stream(opened.stream, opened.size, declared=declared, limits=limits)
             size = opened.size
     except OSError as exc:
-        raise UsageError(f"cannot read {name}: {reason(exc)}") from exc
+        raise Unreadable(f"cannot read {name}: {why(exc, name)}") from exc
     mismatch = None
     if (
         declared is not None
@@ -114,11 +116,11 @@ def _sniff_table(records: Sequence[dict[str, Any]]) -> str:
             evidence = f"{one_line(r['reason'])}; {evidence}" if evidence else one_line(r["reason"])
         rows.append(
             (
-                r["file"],
+                printable(r["file"]),
                 str(r["size"]),
                 r["kind"] or "-",
                 (r["code"] if refused else r["mime"]) or "-",
-                evidence or "-",
+                printable(evidence or "-"),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
@@ -140,23 +142,24 @@ def _is_refusal(record: Mapping[str, Any]) -> bool:
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
-    import json
 
     from ..limits import limits_for
 
     if args.files.count("-") > 1:
         raise UsageError("standard input ('-') can be named only once")
-    limits = limits_for(args.target)
+    limits = limits_for(args.target or "gemini")
     records, unreadable = [], []
     for name in args.files:
         try:
-            records.append(_sniff_record(_sniff_one(name, streams, args.mime_type, limits)))
-        except UsageError as exc:
+            found = _sniff_one(name, streams, args.mime_type, limits, args.max_bytes)
+        except Unreadable as exc:
             unreadable.append(str(exc))
+            continue
+        records.append(_sniff_record(found))
     for message in unreadable:
-        streams.err.write(f"{PROG}: error: {message}\n")
+        streams.err.write(f"{PROG}: error: {printable(message)}\n")
     if args.format == "json":
-        streams.out.write(json.dumps(records, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        streams.out.write(json_text(records) + "\n")
     elif records:
         streams.out.write(_sniff_table(records))
     if unreadable:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, Path, Problem, Severity
 from ..limits import Limits
-from .common import TARGETS, Streams, UsageError, display, type_name
+from .common import Streams, UsageError, display, targets, type_name
 from .documents import Document, parse_document
-from .files import read_bytes
+from .files import read_file
 from .formats import Finding
 
 if TYPE_CHECKING:
@@ -47,8 +47,9 @@ class Spec:
     base: FsPath
 
 
-def read_spec(name: str, streams: Streams) -> Spec:
-    data = read_bytes(name, streams)
+def read_spec(name: str, streams: Streams, *, max_bytes: int | None) -> Spec:
+    """Read and parse a spec file (or standard input); media paths are relative to its folder."""
+    data = read_file(name, kind="spec", max_bytes=max_bytes, streams=streams)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -286,9 +287,10 @@ def _spec_target(spec: Mapping[str, Any], override: str | None) -> tuple[str, li
     if override is not None:
         return override, []
     target = spec.get("target", "gemini")
-    if target in TARGETS:
+    names = targets()
+    if target in names:
         return str(target), []
-    message = f"expected target {' or '.join(map(repr, TARGETS))}, found {target!r}"
+    message = f"expected target {' or '.join(map(repr, names))}, found {target!r}"
     return "gemini", [_problem(("target",), "target.unknown", message)]
 
 
