@@ -934,6 +934,10 @@ _RULE_LIST: tuple[Rule, ...] = (
     # Media blocks
     Rule("block.data_or_uri", "A media block needs exactly one of data and uri."),
     Rule(
+        "source.unreadable",
+        "A file a spec names cannot be read: it is missing, not a regular file, or not readable.",
+    ),
+    Rule(
         "mime.not_allowed",
         "The MIME type is not accepted for this block type.",
         limits=("MIME_TYPES",),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput, Path, Problem, Severity
+from ..errors import InvalidInput, Path, Problem, Severity, SourceError
 from ..limits import Limits
 from .common import Streams, UsageError, display, targets, type_name
 from .documents import Document, parse_document
@@ -37,6 +37,7 @@ _QUESTION_MEMBERS: Mapping[str, tuple[str, ...]] = {
 
 
 _CRITERIA_NAME = {"choice": "options", "score": "levels"}
+_NOUL_NAMES = ("true_description", "false_description")
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
 
 
@@ -114,9 +115,44 @@ def _media_block(kind: str, item: Mapping[str, Any], base: FsPath, limits: Limit
         block = builder(source[0], **source[1], **options)
     except InvalidInput as exc:
         problems += exc.problems
+    except SourceError as exc:  # missing, not a regular file, unreadable: the spec's problem
+        problems.append(_unreadable(kind, where, source[0], exc))
     if problems or block is None:
         raise InvalidInput(problems)
     return block
+
+
+def _unreadable(kind: str, where: str, path: FsPath | None, exc: SourceError) -> Problem:
+    from .files import why
+
+    reason = why(exc, str(path))
+    return _problem((kind,), "source.unreadable", f"cannot read {where} ({path}): {reason}")
+
+
+def _api_form(item: dict[Any, Any]) -> dict[Any, Any]:
+    """Turn an input item in the API's own form (``type: image``, ``uri: ...``) into a spec's.
+
+    Raises ``InvalidInput`` for what a spec cannot take from it: an unknown type, inline
+    ``data`` (a spec names the file instead), a media block without ``uri``.
+    """
+    kind = item["type"]
+    rest = {k: v for k, v in item.items() if k != "type"}
+    if kind == "text":
+        return rest
+    if not isinstance(kind, str) or kind not in _MEDIA_KINDS or kind == "media":
+        expected = ", ".join(k for k in _BLOCK_KINDS if k != "media")
+        message = f"expected a block type of {expected}, found {kind!r}"
+        raise InvalidInput([_problem(("type",), "input.block_type", message)])
+    if "data" in rest:
+        message = (
+            f"inline data is not read from a spec; name the file instead, as '{kind}: "
+            "path/to/file' (the path is read relative to the spec)"
+        )
+        raise InvalidInput([_problem(("data",), "schema.unknown_member", message)])
+    if "uri" not in rest:
+        message = f"member 'uri' is required in a {kind} block given with 'type'"
+        raise InvalidInput([_problem((), "schema.required", message)])
+    return {kind: rest.pop("uri"), **rest}
 
 
 def _build_block(item: Any, base: FsPath, limits: Limits) -> Any:
@@ -127,6 +163,8 @@ def _build_block(item: Any, base: FsPath, limits: Limits) -> Any:
         raise InvalidInput(
             [_problem((), "schema.type", f"expected text or a mapping, found {found}")]
         )
+    if "type" in item:  # the API's own form
+        item = _api_form(item)
     kinds = [k for k in _BLOCK_KINDS if k in item]
     if len(kinds) != 1:
         message = "expected exactly one of " + ", ".join(_BLOCK_KINDS)
@@ -200,7 +238,9 @@ def _build_question(value: Any, limits: Limits) -> Question:
         at: Path = ("type",) if "type" in value else ()
         code = "question.type" if "type" in value else "schema.required"
         raise InvalidInput([_problem(at, code, f"expected a type of {expected}, found {kind!r}")])
-    problems = _unknown_members(value, _QUESTION_MEMBERS[kind], ())
+    problems = _unknown_members(value, (*_QUESTION_MEMBERS[kind], "criteria"), ())
+    value, aliased = _criteria(kind, value)
+    problems += aliased
     problems += _option_key_problems(value.get("options"))
     try:
         question = _question(kind, value, limits)
@@ -211,6 +251,31 @@ def _build_question(value: Any, limits: Limits) -> Question:
     if problems:
         raise InvalidInput(problems)
     return question
+
+
+def _criteria(kind: str, value: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """Read ``criteria``, the API's own name, as the spec's ``options``, ``levels`` or the
+    noul descriptions; a question that gives both forms gets a problem at the spec's name."""
+    if "criteria" not in value:
+        return value, []
+    criteria = value["criteria"]
+    rest = {k: v for k, v in value.items() if k != "criteria"}
+    names = _NOUL_NAMES if kind == "noul" else (_CRITERIA_NAME[kind],)
+    given = [n for n in names if n in rest]
+    if given:
+        message = (
+            f"{' and '.join(map(repr, given))} and 'criteria' (the API's name) say the same; "
+            "keep one"
+        )
+        return rest, [_problem((given[0],), "schema.unknown_member", message)]
+    if kind != "noul":
+        return {**rest, names[0]: criteria}, []
+    if not isinstance(criteria, dict):
+        found = type_name(criteria)
+        message = f"expected a mapping of true_description and false_description, found {found}"
+        return rest, [_problem(("criteria",), "schema.type", message)]
+    problems = _unknown_members(criteria, names, ("criteria",))
+    return {**rest, **{n: criteria[n] for n in names if n in criteria}}, problems
 
 
 def _question(kind: str, value: Mapping[str, Any], limits: Limits) -> Question:
@@ -240,13 +305,18 @@ def _required(value: Mapping[str, Any], name: str, member: Any) -> Any:
     return member
 
 
-def _question_path(kind: str | None, rest: Path) -> Path:
+def _question_path(question: Any, rest: Path) -> Path:
     """Map a path below a request question to the spec's names for it."""
-    if not rest or rest[0] != "criteria":
+    if not rest or rest[0] != "criteria" or not isinstance(question, dict):
         return rest
+    kind = question.get("type")
+    spec_name = _CRITERIA_NAME.get(kind) if isinstance(kind, str) else None
+    spec_names = _NOUL_NAMES if kind == "noul" else (spec_name,)
+    if "criteria" in question and not any(n in question for n in spec_names):
+        return rest  # written with the API's name
     if kind == "noul":
         return rest[1:]
-    return (_CRITERIA_NAME.get(kind or "", "criteria"), *rest[1:])
+    return (spec_name or "criteria", *rest[1:])
 
 
 def _build_questions(value: Any, limits: Limits) -> tuple[Any, list[Problem]]:
@@ -269,14 +339,19 @@ def _build_questions(value: Any, limits: Limits) -> tuple[Any, list[Problem]]:
 def _spec_path(spec: Mapping[str, Any], path: Path) -> Path:
     """Map a path in the built request to the place in the spec that produced it."""
     if len(path) >= 2 and path[0] == "questions":
-        question = (spec.get("questions") or {}).get(path[1])
-        kind = question.get("type") if isinstance(question, dict) else None
-        return (*path[:2], *_question_path(kind, path[2:]))
+        questions = spec.get("questions")
+        question = questions.get(path[1]) if isinstance(questions, dict) else None
+        return (*path[:2], *_question_path(question, path[2:]))
     if len(path) >= 3 and path[0] == "input" and isinstance(path[1], int):
         items = spec.get("input")
         item = items[path[1]] if isinstance(items, list) and path[1] < len(items) else None
         if isinstance(item, str):
             return path[:2]
+        if isinstance(item, dict) and "type" in item:  # the API's own form: as written
+            kind = item["type"]
+            if path[2] in ("data", kind) and kind != "text" and "uri" in item:
+                return (*path[:2], "uri")
+            return path
         kinds = [k for k in _BLOCK_KINDS if isinstance(item, dict) and k in item]
         if kinds and path[2] in ("data", "uri", "text"):
             return (*path[:2], kinds[0])

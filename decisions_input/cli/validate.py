@@ -25,7 +25,17 @@ _SHAPE_CODES = frozenset({"schema.required", "schema.unknown_member"})
 
 def _validate_job(job: Job) -> Result:
     """Check one request file; a worker-process entry point, so it takes one picklable job."""
-    return check_job(job, lambda data: _problems(data, job))
+    return check_job(job, lambda data: _spec_hint(_problems(data, job), job.name))
+
+
+def _spec_hint(problems: Iterable[Problem], name: str) -> Iterator[Problem]:
+    """Point a YAML file that is not JSON to ``build``, which reads specs."""
+    spec = name.lower().endswith((".yaml", ".yml"))
+    for problem in problems:
+        if spec and problem.code == "json.syntax":
+            hint = "; a YAML file is a spec: build it with 'decisions-input build'"
+            problem = replace(problem, message=problem.message + hint)
+        yield problem
 
 
 def _problems(data: bytes, job: Job) -> Iterator[Problem]:
