@@ -30,7 +30,16 @@ from typing import IO, Any
 
 from .common import Streams, UsageError
 
-__all__ = ["KINDS", "Unreadable", "bound", "expand", "read_file", "read_stdin", "why"]
+__all__ = [
+    "KINDS",
+    "Unreadable",
+    "bound",
+    "bounds_markdown",
+    "expand",
+    "read_file",
+    "read_stdin",
+    "why",
+]
 
 # The kinds of file the commands read, and the entry of the limits table that bounds each.
 KINDS = {
@@ -40,6 +49,17 @@ KINDS = {
     "schema": "MAX_SCHEMA_FILE_BYTES",
     "media": "MAX_PIPED_MEDIA_BYTES",
 }
+# The command line's figures of the limits table, as the README's table lists them.
+_BOUNDS = (
+    ("a request file (validate, estimate, check-response --request)", "MAX_REQUEST_FILE_BYTES"),
+    ("a response file (check-response)", "MAX_RESPONSE_FILE_BYTES"),
+    ("a spec (build, estimate)", "MAX_SPEC_FILE_BYTES"),
+    ("an OpenAPI or JSON Schema file (schemas lint)", "MAX_SCHEMA_FILE_BYTES"),
+    ("media on standard input (sniff -)", "MAX_PIPED_MEDIA_BYTES"),
+    ("problems shown per file (--max-problems)", "MAX_PROBLEMS_PER_FILE"),
+    ("bytes of input files before validate uses worker processes", "PARALLEL_MIN_BYTES"),
+    ("worker processes at most", "MAX_WORKERS"),
+)
 _TEXT_CHUNK_CHARS = 1 << 16  # read size for a text stream given in place of standard input
 _GLOB_CHARS = frozenset("*?[")
 
@@ -181,3 +201,14 @@ def _expand_one(name: str) -> list[str] | None:
     if _GLOB_CHARS.isdisjoint(name) or os.path.lexists(name):
         return None
     return sorted(p for p in glob.glob(name, recursive=True) if os.path.isfile(p))
+
+
+def bounds_markdown() -> str:
+    """The README's table of the command line's bounds, read from the limits table."""
+    from ..limits import GEMINI
+
+    lines = ["| what | bound | limit |", "| --- | --- | --- |"]
+    for what, name in _BOUNDS:
+        unit = " bytes" if "BYTES" in name else ""
+        lines.append(f"| {what} | {getattr(GEMINI, name):,}{unit} | `{name}` |")
+    return "\n".join(lines) + "\n"
