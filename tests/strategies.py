@@ -325,3 +325,59 @@ json_like_text = st.text(
     alphabet=st.sampled_from(list('{}[]",: \n0123456789-+.eEtrufalsnNIy\\udDc8x') + ["\ud800"]),
     max_size=40,
 )
+
+
+# --- the command line's reports ------------------------------------------------------------
+# Any string a report may carry: file names with bytes that are not UTF-8 (surrogateescape),
+# lone surrogates in member names, control characters, line breaks, the characters the
+# formats escape themselves (% , : in GitHub properties, quotes and backslashes in JSON).
+
+any_text = st.text(
+    alphabet=st.one_of(
+        st.characters(),  # every code point, lone surrogates included
+        st.sampled_from(["\n", "\r", "\x1b", "%", ",", ":", '"', "\\", "\udcff", "\ud800"]),
+    ),
+    max_size=12,
+)
+_severities = st.sampled_from(["error", "warning"])
+_codes = st.sampled_from(["schema.unknown_member", "json.syntax", "internal.error", "x.y"])
+_path_steps = st.one_of(any_text, st.integers(0, 5))
+
+
+def problems(
+    codes: st.SearchStrategy[str] = _codes,
+) -> st.SearchStrategy[Any]:
+    """Problems with any path, message and severity."""
+    from decisions_input.errors import Problem, Severity
+
+    return st.builds(
+        lambda path, code, message, severity: Problem(
+            tuple(path), code, message, Severity(severity)
+        ),
+        st.lists(_path_steps, max_size=3),
+        codes,
+        any_text,
+        _severities,
+    )
+
+
+def reports() -> st.SearchStrategy[Any]:
+    """Reports of findings in files with any names, with files not checked or capped."""
+    from decisions_input.cli.formats import Finding, NotChecked, NotShown, Report
+
+    findings = st.lists(
+        st.builds(Finding, any_text, st.integers(1, 9), st.integers(1, 9), problems()),
+        max_size=6,
+    )
+    not_shown = st.lists(
+        st.builds(NotShown, any_text, st.integers(0, 10**6), st.integers(0, 10**6)), max_size=2
+    )
+    not_checked = st.lists(st.builds(NotChecked, any_text, any_text), max_size=2)
+    return st.builds(
+        lambda f, s, c, files, cap: Report.of(f, files=files, not_shown=s, not_checked=c, cap=cap),
+        findings,
+        not_shown,
+        not_checked,
+        st.integers(0, 20),
+        st.integers(0, 1000),
+    )

@@ -361,13 +361,59 @@ def test_help_loads_no_heavy_module() -> None:
         "assert main(['--help'], stdout=io.StringIO()) == 0\n"
         "heavy = ('yaml', 'jsonschema', 'PIL', 'pypdf', 'magic', 'openapi_spec_validator',\n"
         "         'decisions_input.jsontext', 'decisions_input.schemas',\n"
-        "         'decisions_input.sniffing')\n"
+        "         'decisions_input.sniffing', 'decisions_input.limits', 'decisions_input.errors',\n"
+        "         'decisions_input.validate', 'decisions_input.sources',\n"
+        "         'decisions_input.cli.validate',\n"
+        "         'http.client', 'ssl', 'email', 'dataclasses', 'json')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert done.stdout == "[]\n"
+
+
+# (command, options its help must name, options it must not name)
+HELP_OPTIONS = [
+    (
+        "validate",
+        ["--target", "--strict", "--format", "--max-problems", "--max-bytes", "--jobs"],
+        [],
+    ),
+    ("check-response", ["--request", "--target", "--strict", "--max-problems", "--max-bytes"], []),
+    ("build", ["--output", "--target", "--strict", "--max-problems", "--max-bytes"], ["--jobs"]),
+    ("estimate", ["--spec", "--target", "--strict", "--max-bytes"], ["--max-problems"]),
+    ("sniff", ["--mime-type", "--target", "--max-bytes"], ["--strict", "--max-problems"]),
+    ("rules", ["--target", "--format"], ["--strict", "--max-bytes", "from the file"]),
+    ("schemas lint", ["--format", "--max-problems", "--max-bytes"], ["--strict", "--target"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "named", "unnamed"), HELP_OPTIONS, ids=[c[0] for c in HELP_OPTIONS]
+)
+def test_help_names_only_the_options_a_command_has(
+    command: str, named: list[str], unnamed: list[str]
+) -> None:
+    code, out, _ = run(*command.split(), "--help")
+    assert code == 0
+    for option in named:
+        assert option in out
+    for text in unnamed:
+        assert text not in out
+
+
+def test_help_figures_come_from_the_limits_table() -> None:
+    from decisions_input.limits import GEMINI
+
+    text = " ".join(run("validate", "--help")[1].split())
+    assert f"up to {GEMINI.MAX_WORKERS} when the files hold {GEMINI.PARALLEL_MIN_BYTES:,}" in text
+    assert f"default {GEMINI.MAX_REQUEST_FILE_BYTES:,}" in text
+    assert f"default {GEMINI.MAX_PROBLEMS_PER_FILE:,}" in text
+    assert "(gemini, parallel)" in text
+    rules = " ".join(run("rules", "--help")[1].split())
+    assert "default: every target" in rules
+    assert "Exit status: 0 listed, 2 usage error." in rules
 
 
 # --- many files: processes and progress ----------------------------------------------------------

@@ -333,13 +333,21 @@ def check_job(job: Job, check: Callable[[bytes], Iterable[Problem]]) -> Result:
     except Unreadable as exc:
         return Result(name, error=str(exc))
     kept = capped(check(data), job.max_problems)
-    text = None
-    if kept.problems:
-        from ..jsontext import parse
-        from ..limits import limits_for
-
-        text = parse(data, limits=limits_for(job.target or "gemini")).text
+    text = _text_of(data, job.target) if kept.problems else None
     return placed_result(name, text, kept)
+
+
+def _text_of(data: bytes, target: str | None) -> str | None:
+    """The text problems are placed in: UTF-8 as is, else what the strict reader decodes."""
+    if not data.startswith(b"\xef\xbb\xbf") and b"\x00" not in data[:4]:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    from ..jsontext import parse
+    from ..limits import limits_for
+
+    return parse(data, limits=limits_for(target or "gemini")).text
 
 
 def _read(job: Job) -> bytes:
