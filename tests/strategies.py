@@ -381,3 +381,62 @@ def reports() -> st.SearchStrategy[Any]:
         st.integers(0, 20),
         st.integers(0, 1000),
     )
+
+
+# Request bodies and specs shaped enough to reach past the first checks: the members of
+# both targets (so the target read from the shape varies), questions of every type with
+# the spec's names and the API's, input items as text, media by path or URL, or API blocks.
+
+_member_values = st.one_of(json_values, any_text)
+_question = st.fixed_dictionaries(
+    {"type": st.sampled_from(["noul", "choice", "score", "other"])},
+    optional={
+        "instructions": st.one_of(st.text(max_size=8), _member_values),
+        "criteria": st.one_of(
+            st.lists(st.text(max_size=4), max_size=4),
+            st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=4),
+            _member_values,
+        ),
+        "options": st.one_of(st.lists(st.text(max_size=4), max_size=4), _member_values),
+        "levels": st.lists(st.text(max_size=4), max_size=4),
+        "true_description": _member_values,
+    },
+)
+_questions = st.dictionaries(st.text(max_size=6), _question, max_size=3)
+request_like_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.one_of(st.just("gemini-decision-1"), _member_values),
+        "input": st.one_of(st.text(max_size=10), st.lists(_member_values, max_size=3)),
+        "state": _member_values,
+        "mode": st.one_of(st.just("fast"), _member_values),
+        "questions": st.one_of(_questions, _member_values),
+        "extra": _member_values,
+    },
+)
+_input_items = st.one_of(
+    st.text(max_size=8),
+    st.fixed_dictionaries({"text": _member_values}),
+    st.fixed_dictionaries(
+        {
+            st.sampled_from(["image", "audio", "document", "media"]): st.sampled_from(
+                ["missing.jpg", "https://example.com/a.png", "gs://b/a", "", "photo.jpg", "."]
+            )
+        },
+        optional={"mime_type": st.sampled_from(["image/png", "audio/wav", "x"])},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["text", "image", "video", "picture"])},
+        optional={"uri": any_text, "data": st.text(max_size=4), "text": any_text},
+    ),
+)
+spec_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "target": st.one_of(st.sampled_from(["gemini", "parallel"]), _member_values),
+        "model": st.just("gemini-decision-1"),
+        "input": st.one_of(st.lists(_input_items, max_size=4), _member_values),
+        "state": _member_values,
+        "questions": st.one_of(_questions, _member_values),
+    },
+)

@@ -162,3 +162,64 @@ def test_a_worker_that_dies_takes_only_its_own_files(monkeypatch: pytest.MonkeyP
     assert FAILING in failed
     assert all("BrokenProcessPool" in p["message"] for p in doc["problems"])
     assert "Traceback" not in err
+
+
+MEDIA = ROOT / "testdata" / "media"
+SCHEMAS = ROOT / "schemas"
+
+# (id, module, function, argv: the failing file first, then a good one)
+OTHER_COMMANDS = [
+    (
+        "sniff",
+        "decisions_input.sniffing",
+        "sniff_stream",
+        ["sniff", str(MEDIA / "empty.bin"), str(MEDIA / "jpeg_baseline.jpg")],
+    ),
+    (
+        "estimate",
+        "decisions_input.budget",
+        "estimate",
+        ["estimate", str(ROOT / "testdata/requests/gemini-score.json"), REQUESTS[0]],
+    ),
+    (
+        "schemas-lint",
+        "decisions_input.schemas",
+        "lint",
+        [
+            "schemas",
+            "lint",
+            str(SCHEMAS / "datastore-connection-signals.schema.json"),
+            str(SCHEMAS / "gemini-decisions.openapi.json"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "argv"),
+    [c[1:] for c in OTHER_COMMANDS],
+    ids=[c[0] for c in OTHER_COMMANDS],
+)
+def test_every_command_keeps_one_files_failure_to_that_file(
+    monkeypatch: pytest.MonkeyPatch, module: str, function: str, argv: list[str]
+) -> None:
+    import importlib
+
+    target = importlib.import_module(module)
+    real = getattr(target, function)
+    calls = []
+
+    def first_fails(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the library broke")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, function, first_fails)
+    code, out, err = run(*argv)
+    assert code == 2
+    assert len(calls) == 2  # the second file was still looked at
+    assert out  # and reported
+    assert "RuntimeError: the library broke" in err
+    assert err.count("\n") == 1 or "internal.error" in out
+    assert "Traceback" not in err

@@ -28,6 +28,7 @@ __all__ = [
     "apply_strict",
     "dedupe",
     "display",
+    "failure_line",
     "one_line",
     "reason",
     "targets",
@@ -102,6 +103,14 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror and not isinstance(exc, DecisionsInputError):
         return exc.strerror
     return one_line(str(exc)) or type(exc).__name__
+
+
+def failure_line(name: str, exc: BaseException) -> str:
+    """The one line for a failure inside the library on one file."""
+    return (
+        f"internal error: {name}: {type(exc).__name__}: {one_line(str(exc))[:400]}; "
+        "this is a defect of the tool, not of the file"
+    )
 
 
 def apply_strict(problems: Iterable[Problem], strict: bool) -> list[Problem]:

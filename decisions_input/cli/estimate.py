@@ -8,10 +8,20 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import InvalidInput, Severity
-from .common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, PROG, Streams, UsageError, dedupe, display
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    PROG,
+    Streams,
+    UsageError,
+    dedupe,
+    display,
+    failure_line,
+)
 from .documents import YAML_SUFFIXES
 from .files import read_file
-from .formats import Finding, Report, render, render_estimates
+from .formats import Finding, Report, printable, render, render_estimates
 from .placing import json_findings
 from .specs import assemble, read_spec
 
@@ -71,7 +81,11 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
             else:
                 result = _estimate_request(name, args, streams)
         except UsageError as exc:  # the file (or standard input) cannot be read
-            streams.err.write(f"{PROG}: error: {exc}\n")
+            streams.err.write(f"{PROG}: error: {printable(str(exc))}\n")
+            unread += 1
+            continue
+        except Exception as exc:  # one file's failure inside the library is its own
+            streams.err.write(f"{PROG}: {failure_line(display(name), exc)}\n")
             unread += 1
             continue
         if isinstance(result, Report):

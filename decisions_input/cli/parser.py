@@ -51,8 +51,8 @@ _EXIT_SNIFF = (
     "2 usage error, unreadable file or internal failure."
 )
 _EXIT_ESTIMATE = (
-    "Exit status: 0 every request fits, 1 one does not (with --strict: may not) or cannot "
-    "be read, 2 usage error, unreadable file or internal failure."
+    "Exit status: 0 every request fits, 1 one does not (with --strict: may not) or has "
+    "errors that stop the estimate, 2 usage error, unreadable file or internal failure."
 )
 _EXIT_RULES = "Exit status: 0 listed, 2 usage error."
 _EXIT_TOP = (
@@ -62,15 +62,22 @@ _EXIT_TOP = (
 
 
 class _Limit:
-    """A figure of the limits table for help texts, read only when the help is shown."""
+    """Figures of the limits table for help texts, read only when the help is shown.
 
-    def __init__(self, *names: str) -> None:
+    Each figure is a limit's name, or a (label, name) pair: ``200,000,000 for a request``.
+    """
+
+    def __init__(self, *names: str | tuple[str, str]) -> None:
         self._names = names
 
     def __str__(self) -> str:
         from ..limits import GEMINI
 
-        return " and ".join(f"{getattr(GEMINI, name):,}" for name in self._names)
+        shown = []
+        for item in self._names:
+            label, name = item if isinstance(item, tuple) else ("", item)
+            shown.append(f"{getattr(GEMINI, name):,}" + (f" for {label}" if label else ""))
+        return " and ".join(shown)
 
 
 def _add_format(parser: argparse.ArgumentParser) -> None:
@@ -94,13 +101,18 @@ def _add_strict(
     parser.add_argument("--strict", action="store_true", help=help_text)
 
 
-def _add_max_bytes(parser: argparse.ArgumentParser, what: str, *limits: str) -> None:
+def _add_max_bytes(
+    parser: argparse.ArgumentParser,
+    what: str,
+    *limits: str | tuple[str, str],
+    stdin: str = "; standard input is held to the same bound",
+) -> None:
     action = parser.add_argument(
         "--max-bytes",
         type=size_in_bytes,
         metavar="SIZE",
         help=f"read no {what} bigger than SIZE bytes (k, M, G: thousands, millions, "
-        "billions; default %(bound)s); standard input is held to the same bound",
+        f"billions; default %(bound)s){stdin}",
     )
     action.bound = _Limit(*limits)  # type: ignore[attr-defined]
 
@@ -183,7 +195,12 @@ def _add_check_response(subparsers: Any, streams: Streams) -> None:
     _add_strict(p)
     _add_format(p)
     _add_max_problems(p)
-    _add_max_bytes(p, "response or request", "MAX_RESPONSE_FILE_BYTES", "MAX_REQUEST_FILE_BYTES")
+    _add_max_bytes(
+        p,
+        "response or request",
+        ("the response", "MAX_RESPONSE_FILE_BYTES"),
+        ("the request", "MAX_REQUEST_FILE_BYTES"),
+    )
 
 
 def _add_build(subparsers: Any, streams: Streams) -> None:
@@ -232,7 +249,12 @@ def _add_sniff(subparsers: Any, streams: Streams) -> None:
     p.add_argument("--mime-type", metavar="TYPE", help="the declared MIME type to compare with")
     _add_target(p, "the API whose MIME types and limits apply (%(choices)s; default gemini)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
-    _add_max_bytes(p, "standard input", "MAX_PIPED_MEDIA_BYTES")
+    _add_max_bytes(
+        p,
+        "media on standard input",
+        "MAX_PIPED_MEDIA_BYTES",
+        stdin="; files are never read whole",
+    )
 
 
 def _add_estimate(subparsers: Any, streams: Streams) -> None:
@@ -258,7 +280,12 @@ def _add_estimate(subparsers: Any, streams: Streams) -> None:
     )
     _add_strict(p, "exit 1 also when a request may not fit (only its high estimate is over)")
     p.add_argument("--format", choices=ESTIMATE_FORMATS, default="text", help="output format")
-    _add_max_bytes(p, "request or spec", "MAX_REQUEST_FILE_BYTES", "MAX_SPEC_FILE_BYTES")
+    _add_max_bytes(
+        p,
+        "request or spec",
+        ("a request", "MAX_REQUEST_FILE_BYTES"),
+        ("a spec", "MAX_SPEC_FILE_BYTES"),
+    )
 
 
 def _add_rules(subparsers: Any, streams: Streams) -> None:

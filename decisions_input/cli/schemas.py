@@ -13,7 +13,7 @@ from .common import Streams, UsageError, display, reason, type_name
 from .documents import parse_document
 from .files import Unreadable, read_file
 from .formats import Finding, NotShown
-from .jobs import Result, capped, finish, problem_cap
+from .jobs import Result, capped, failed, finish, problem_cap
 
 __all__ = ["run"]
 
@@ -76,8 +76,12 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     if args.files.count("-") > 1:
         raise UsageError("standard input ('-') can be named only once")
     cap = problem_cap(args.max_problems)
-    if args.files:
-        results = [_lint_file(name, args, streams, cap) for name in args.files]
-    else:
+    results = []
+    for name in args.files:
+        try:
+            results.append(_lint_file(name, args, streams, cap))
+        except Exception as exc:  # one file's failure inside the library is its own
+            results.append(failed(name, exc))
+    if not args.files:
         results = [_lint_text(name, text, cap) for name, text in _bundled_texts()]
     return finish(results, args.format, streams, cap=cap)

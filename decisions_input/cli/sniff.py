@@ -18,6 +18,7 @@ from .common import (
     Streams,
     UsageError,
     display,
+    failure_line,
     one_line,
 )
 from .files import Unreadable, read_file, why
@@ -153,11 +154,14 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         try:
             found = _sniff_one(name, streams, args.mime_type, limits, args.max_bytes)
         except Unreadable as exc:
-            unreadable.append(str(exc))
+            unreadable.append(f"error: {exc}")
+            continue
+        except Exception as exc:  # one file's failure inside the library is its own
+            unreadable.append(failure_line(display(name), exc))
             continue
         records.append(_sniff_record(found))
     for message in unreadable:
-        streams.err.write(f"{PROG}: error: {printable(message)}\n")
+        streams.err.write(f"{PROG}: {printable(message)}\n")
     if args.format == "json":
         streams.out.write(json_text(records) + "\n")
     elif records:
