@@ -197,3 +197,15 @@ def test_validate_points_a_yaml_file_to_build(tmp_path: Path) -> None:
     code, out, _ = run("validate", str(spec))
     assert code == 1
     assert "a YAML file is a spec: build it with 'decisions-input build'" in out
+
+
+def test_build_shows_at_most_the_cap_and_counts_the_rest() -> None:
+    spec = HEAD + "".join(f"  q{i}:\n    type: noul\n    instructions: ''\n" for i in range(5))
+    code, out, _ = run("build", "-", "--max-problems", "2", stdin=io.StringIO(spec))
+    assert code == 1
+    lines = out.splitlines()
+    assert len([line for line in lines if " error instructions.empty " in line]) == 2
+    assert lines[-1] == (
+        "1 file, 5 errors, 0 warnings; 3 problems not shown "
+        "(at most 2 a file; --max-problems 0 shows all)"
+    )

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from .common import EXIT_OK, EXIT_PROBLEMS, Streams, UsageError, apply_strict, dedupe, reason
-from .formats import Report, render, render_text
+from .formats import NotShown, Report, render, render_text
+from .jobs import capped, problem_cap
 from .specs import assemble, read_spec
 
 if TYPE_CHECKING:
@@ -57,8 +58,10 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
 
     spec = read_spec(args.spec, streams, max_bytes=args.max_bytes)
     request, problems = assemble(spec.doc.value, spec.base, args.target)
-    problems = dedupe(apply_strict(problems, args.strict))
-    report = Report.of(spec.doc.place(problems), files=1)
+    cap = problem_cap(args.max_problems)
+    kept = capped(dedupe(apply_strict(problems, args.strict)), cap)
+    not_shown = NotShown(spec.name, kept.errors_left_out, kept.warnings_left_out)
+    report = Report.of(spec.doc.place(kept.problems), files=1, not_shown=[not_shown], cap=cap)
     if request is None or report.errors:
         streams.out.write(render(report, args.format, RULES, version=__version__))
         return EXIT_PROBLEMS
