@@ -204,8 +204,6 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
 
 
-
-
 def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:
     # Iterative walk: a state may nest deeper than the interpreter's recursion limit. The
     # containers on the way down are kept, so a container that holds itself is caught.
