@@ -80,6 +80,7 @@ def test_validate_any_json_text(tmp_path_factory: Any, text: str) -> None:
 
 
 @FUZZ
+@example(spec={"questions": {"q": {"type": "choice", "instructions": "", "options": [[]]}}})
 @given(spec=spec_like)
 def test_build_any_spec(tmp_path_factory: Any, spec: dict[str, Any]) -> None:
     folder = tmp_path_factory.mktemp("spec")
