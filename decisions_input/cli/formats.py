@@ -411,7 +411,7 @@ def _estimate_table(name: str, found: Estimate) -> list[str]:
     ]
     rows.append(("total", "", f"{found.total.low:,}", f"{found.total.high:,}", found.counted))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = [f"{name} ({found.target})"]
+    lines = [f"{printable(name)} ({found.target})"]
     for row in rows:
         cells = [
             row[0].ljust(widths[0]),

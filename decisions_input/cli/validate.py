@@ -46,9 +46,10 @@ def _problems(data: bytes, job: Job) -> Iterator[Problem]:
     value, text_problems = to_json_value(data, limits_for(job.target or "gemini"))
     shaped = target_of(value)
     target = job.target or shaped
-    # A body whose text is clean is checked as the value already parsed; otherwise the
-    # text is checked again, so that its hazards are reported where they are.
-    body = data if text_problems or value is None else value
+    # A clean object is checked as the value already parsed; anything else as the text
+    # again, so that its hazards are reported where they are (and a JSON string stays
+    # a value, not text to parse).
+    body = value if type(value) is dict and not text_problems else data
     del value
     found = iter_problems(body, target=target, strict=job.strict)
     if target == shaped:
