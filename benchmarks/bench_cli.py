@@ -1,9 +1,10 @@
 """Start-up cost of the command line: ``decisions-input --help`` against ``python -c pass``.
 
-Each figure is the median wall time of fresh interpreters started one after another, so it
-counts what a user waits for: the interpreter, the imports and the output. Compiled
-bytecode is allowed (a warm-up run writes it, as installing a wheel does), so the figures
-do not include compiling the sources.
+Each figure is the median over fresh interpreters started one after another: the wall
+time a user waits for (the interpreter, the imports, the output), and the processor time
+the process used (user and system), which other work on a shared machine disturbs far
+less. Compiled bytecode is allowed (a warm-up run writes it, as installing a wheel does),
+so the figures do not include compiling the sources.
 
     python benchmarks/bench_cli.py [RUNS]
 """
@@ -35,28 +36,35 @@ def command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "decisions_input"]
 
 
-def median_ms(argv: list[str], runs: int, env: dict[str, str]) -> float:
+def median_ms(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median wall and processor milliseconds of ``runs`` fresh processes."""
     subprocess.run(argv, capture_output=True, env=env, check=True)  # warm-up: writes bytecode
-    times = []
+    wall, cpu = [], []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, capture_output=True, env=env, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall.append(time.perf_counter() - start)
+        cpu.append(usage.ru_utime + usage.ru_stime)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{argv} failed")
+    return statistics.median(wall) * 1e3, statistics.median(cpu) * 1e3
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 31
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 41
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    base = None
-    print(f"{'command':<44}{'median':>10}{'over pass':>12}")
+    base: tuple[float, float] | None = None
+    print(f"{'command':<44}{'wall':>9}{'over pass':>11}{'cpu':>9}{'over pass':>11}")
     for name, argv in CASES:
         if argv is None:
             argv = [*command(), *name.split()[1:]]
-        ms = median_ms(argv, runs, env)
-        base = ms if base is None else base
-        print(f"{name:<44}{ms:>8.1f}ms{ms - base:>10.1f}ms")
-    print(f"(median of {runs} fresh interpreters each)")
+        wall, cpu = median_ms(argv, runs, env)
+        base = (wall, cpu) if base is None else base
+        print(
+            f"{name:<44}{wall:>7.1f}ms{wall - base[0]:>9.1f}ms{cpu:>7.1f}ms{cpu - base[1]:>9.1f}ms"
+        )
+    print(f"(medians of {runs} fresh interpreters each)")
 
 
 if __name__ == "__main__":
