@@ -230,7 +230,10 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+@pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+    reason="needs /proc/PID/task/TID/children to find the worker processes",
+)
 def test_worker_processes_end_when_the_command_is_killed(tmp_path: Path) -> None:
     body = tmp_path / "a.json"
     _million_problems(body)  # seconds of work for each worker
