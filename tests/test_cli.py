@@ -766,7 +766,28 @@ def test_check_response_takes_the_target_from_the_request(tmp_path: Path) -> Non
     )
     status, out, _ = run("check-response", str(response), "--request", str(request))
     assert (status, out.splitlines()[-1]) == (0, "1 file, 0 errors, 0 warnings")
-    status, _, _ = run(
+    status, out, _ = run(
         "check-response", str(response), "--request", str(request), "--target", "gemini"
     )
     assert status == 1
+    note = "(checked as gemini, as --target asks; the request is shaped for parallel)"
+    assert all(note in line for line in out.splitlines()[:-1])
+
+
+def test_a_forced_target_says_so_on_the_problems_it_brings_about() -> None:
+    parallel = "testdata/requests/parallel-basic.json"
+    assert run("validate", parallel) == (0, "1 file, 0 errors, 0 warnings\n", "")
+    code, out, _ = run("validate", parallel, "--target", "gemini", "--format", "json")
+    assert code == 1
+    note = "the body is shaped for parallel (state and no model): --target gemini forced this"
+    found = [(p["code"], p["json_path"], note in p["message"]) for p in problems_doc(out)]
+    assert found == [
+        ("schema.required", "$", True),
+        ("schema.required", "$", True),
+        ("schema.unknown_member", "$.state", True),
+    ]
+
+
+def problems_doc(stdout: str) -> list[dict[str, Any]]:
+    problems: list[dict[str, Any]] = json.loads(stdout)["problems"]
+    return problems

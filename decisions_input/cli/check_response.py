@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from ..errors import Problem
 from ..limits import target_of
@@ -16,9 +17,17 @@ __all__ = ["run"]
 def _response_job(job: Job) -> Result:
     from ..responses import iter_response_problems
 
+    target = job.target or "gemini"
+    shaped = _target_of_request(job.request)
+
     def check(data: bytes) -> list[Problem]:
-        found = iter_response_problems(data, request=job.request, target=job.target or "gemini")
-        return apply_strict(found, job.strict)
+        found = apply_strict(
+            iter_response_problems(data, request=job.request, target=target), job.strict
+        )
+        if job.request is None or target == shaped:
+            return found
+        note = f" (checked as {target}, as --target asks; the request is shaped for {shaped})"
+        return [replace(p, message=p.message + note) for p in found]
 
     return check_job(job, check)
 
