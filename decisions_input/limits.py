@@ -216,6 +216,15 @@ class Limits:
     MAX_SNIFF_STEPS: int
     MAX_SNIFF_READ_BYTES: int
     CHUNK_BYTES: int
+    # --- the command line: bytes read per kind of file, problems shown, worker processes --
+    MAX_REQUEST_FILE_BYTES: int
+    MAX_RESPONSE_FILE_BYTES: int
+    MAX_SPEC_FILE_BYTES: int
+    MAX_SCHEMA_FILE_BYTES: int
+    MAX_PIPED_MEDIA_BYTES: int
+    MAX_PROBLEMS_PER_FILE: int
+    PARALLEL_MIN_BYTES: int
+    MAX_WORKERS: int
     # --- responses -----------------------------------------------------------------------
     # The members of each response object and their JSON types are stated once, by the
     # response models (decisions_input.responses.models); which of them are required is a
@@ -528,6 +537,41 @@ GEMINI = Limits(
     # joins up. Chunks this small reuse the allocator's memory instead of fresh pages, which
     # measured faster than 3 MiB chunks (benchmarks/bench_media.py).
     CHUNK_BYTES=3 * 64 * 1024,
+    # --- the command line ------------------------------------------------------------------
+    # Library bounds on the bytes the command line reads from one file (or standard input)
+    # of each kind, each larger than any file of that kind the server can take, so that
+    # they never stand between a user and a verdict; a file over its bound is refused
+    # unread (exit 2, no verdict) and --max-bytes raises the bound. The seeds state no
+    # body size. A request carries at most MAX_INLINE_TOTAL_BYTES of base64 text, and
+    # everything else it holds counts against the context window: 262,144 tokens at
+    # 6 characters a token, each character a 12-byte escape, is under 19 MB. Twice the
+    # inline limit leaves room for that and for JSON white space.
+    MAX_REQUEST_FILE_BYTES=200_000_000,
+    # A response answers at most MAX_QUESTIONS questions with at most MAX_OPTIONS
+    # probabilities keyed by option IDs of at most MAX_OPTION_ID_BYTES: about 140 MB as
+    # UTF-8 at the very worst, within the same bound.
+    MAX_RESPONSE_FILE_BYTES=200_000_000,
+    # A spec names media by path; its own text is the request's text, questions and state:
+    # a full context window at 6 characters a token, each a 10-byte YAML escape, is under
+    # 16 MB; four times that leaves room for comments and white space.
+    MAX_SPEC_FILE_BYTES=64_000_000,
+    # OpenAPI and JSON Schema documents: the largest public API descriptions run to a few
+    # MB of JSON (GitHub's REST API description is about 10 MB); the YAML reader takes
+    # about a minute for the bound.
+    MAX_SCHEMA_FILE_BYTES=64_000_000,
+    # A file on disk is sniffed from its head and structure and never read whole; media on
+    # standard input must be held to be sniffed: at most what one inline block can carry
+    # (the bytes whose base64 is MAX_INLINE_TOTAL_BYTES).
+    MAX_PIPED_MEDIA_BYTES=75_000_000,
+    # Problems reported per file, errors first; the rest are counted, not shown, so that a
+    # hostile file's report (and the memory to build it) is bounded by this, not by the file.
+    MAX_PROBLEMS_PER_FILE=1000,
+    # Below this many bytes of input files, worker processes cost more than they save.
+    # Measured on 2 cores: 2,700 small request files take 0.58 s in one process and 0.75 s
+    # in two; two files of 20 MB break even (0.41-0.44 s against 0.36-0.52 s); three take
+    # 0.52 s against 0.43 s, eight 0.83 s against 0.59 s.
+    PARALLEL_MIN_BYTES=48 * 1024 * 1024,
+    MAX_WORKERS=8,  # worker processes at most, when the files are spread over the CPUs
     # --- responses -----------------------------------------------------------------------
     RESPONSE_REQUIRED=MappingProxyType(
         {
@@ -873,6 +917,10 @@ _RULE_LIST: tuple[Rule, ...] = (
     ),
     # Media blocks
     Rule("block.data_or_uri", "A media block needs exactly one of data and uri."),
+    Rule(
+        "source.unreadable",
+        "A file a spec names cannot be read: it is missing, not a regular file, or not readable.",
+    ),
     Rule(
         "mime.not_allowed",
         "The MIME type is not accepted for this block type.",

@@ -137,6 +137,17 @@ def choice(
             ]
         )
     if not isinstance(options, Mapping):
+        wrong = [
+            Problem(
+                ("criteria", index),
+                "schema.type",
+                f"expected an option ID string, found {type(option_id).__name__}",
+            )
+            for index, option_id in enumerate(options)
+            if not isinstance(option_id, str)
+        ]
+        if wrong:
+            raise InvalidInput(wrong)
         seen: set[object] = set()
         repeats = []
         for option_id in options:

@@ -47,27 +47,29 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import http.client
+import functools
 import io
 import ipaddress
 import os
 import re
-import socket
-import ssl
 import stat
-import tempfile
 import time
 import unicodedata
 import urllib.parse
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from ._streams import ReadOnlyStream
 from ._types import Source
 from .errors import Path, Problem, Severity, SourceError
 from .limits import GEMINI, Limits
+
+if TYPE_CHECKING:  # the remote check loads these on first use (they cost milliseconds)
+    import http.client
+    import socket
+    import ssl
 
 __all__ = [
     "EXTENSION_MIME_TYPES",
@@ -515,6 +517,8 @@ def _open_seekable(fp: IO[bytes], name: str | None, max_bytes: int | None) -> Op
 
 
 def _spool(fp: IO[bytes], name: str | None, max_bytes: int | None) -> Opened:
+    import tempfile
+
     spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY_BYTES)  # noqa: SIM115
     try:
         total = 0
@@ -1045,18 +1049,25 @@ def _time_left(deadline: float) -> float:
     return left
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    """An HTTPS connection whose TCP connect and TLS handshake share one deadline."""
+@functools.cache
+def _https_connection() -> Callable[..., http.client.HTTPSConnection]:
+    """The class of an HTTPS connection whose TCP connect and TLS handshake share one deadline."""
+    import http.client
 
-    def __init__(self, host: str, port: int, *, context: ssl.SSLContext, deadline: float) -> None:
-        super().__init__(host, port, timeout=_time_left(deadline), context=context)
-        self._tls = context
-        self._deadline = deadline
+    class HTTPSConnection(http.client.HTTPSConnection):
+        def __init__(
+            self, host: str, port: int, *, context: ssl.SSLContext, deadline: float
+        ) -> None:
+            super().__init__(host, port, timeout=_time_left(deadline), context=context)
+            self._tls = context
+            self._deadline = deadline
 
-    def connect(self) -> None:
-        http.client.HTTPConnection.connect(self)
-        self.sock.settimeout(_time_left(self._deadline))
-        self.sock = self._tls.wrap_socket(self.sock, server_hostname=self.host)
+        def connect(self) -> None:
+            http.client.HTTPConnection.connect(self)
+            self.sock.settimeout(_time_left(self._deadline))
+            self.sock = self._tls.wrap_socket(self.sock, server_hostname=self.host)
+
+    return HTTPSConnection
 
 
 _PATH_SAFE: Final = "!#$%&'()*+,/:;=?@[]~"
@@ -1070,7 +1081,7 @@ def _get_range(
     if parts.query:
         target += "?" + urllib.parse.quote(parts.query, safe=_PATH_SAFE)
     host, port = parts.hostname or "", parts.port or 443
-    conn = _HTTPSConnection(host, port, context=context, deadline=deadline)
+    conn = _https_connection()(host, port, context=context, deadline=deadline)
     try:
         conn.connect()
         sock = conn.sock
@@ -1131,6 +1142,10 @@ def _total_size(status: int, headers: http.client.HTTPMessage) -> int | None:
 
 
 def _network_message(exc: BaseException, host: str, timeout: float) -> str:
+    import http.client
+    import socket
+    import ssl
+
     if isinstance(exc, TimeoutError):
         return f"no answer from {host} within {timeout:g} s"
     if isinstance(exc, ssl.SSLCertVerificationError):
@@ -1220,6 +1235,9 @@ def fetch_head(
 
     .. versionadded:: 0.1
     """
+    import http.client
+    import ssl
+
     nbytes = limits.SNIFF_BYTES if max_bytes is None else max_bytes
     if nbytes < 1:
         raise ValueError(f"expected max_bytes >= 1, found {nbytes}")

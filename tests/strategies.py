@@ -459,7 +459,7 @@ _texts = st.text(
 
 
 @st.composite
-def _question(draw: st.DrawFn) -> Any:
+def _built_question(draw: st.DrawFn) -> Any:
     import decisions_input as di
 
     kind = draw(st.sampled_from(["noul", "choice", "score"]))
@@ -487,7 +487,7 @@ def built_requests(draw: st.DrawFn) -> Any:
     questions = draw(
         st.dictionaries(
             st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True),
-            _question(),
+            _built_question(),
             min_size=1,
             max_size=3,
         )
@@ -656,4 +656,130 @@ token_texts = st.one_of(
     st.lists(_token_runs, max_size=40).map("".join),
     st.text(max_size=60),
     st.lists(st.one_of(_token_runs, st.text(max_size=3)), max_size=30).map("".join),
+)
+
+
+# --- the command line's reports ------------------------------------------------------------
+# Any string a report may carry: file names with bytes that are not UTF-8 (surrogateescape),
+# lone surrogates in member names, control characters, line breaks, the characters the
+# formats escape themselves (% , : in GitHub properties, quotes and backslashes in JSON).
+
+
+def _no_split_pair(text: str) -> bool:
+    """False for a high surrogate followed by a low one: two code points that no JSON text can
+    hold apart (every reader joins their escapes into one character). Files never give them:
+    file names decode with surrogateescape (low surrogates only) and JSON text pairs them."""
+    return not any(
+        "\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff"
+        for a, b in zip(text, text[1:], strict=False)
+    )
+
+
+any_text = st.text(
+    alphabet=st.one_of(
+        st.characters(),  # every code point, lone surrogates included
+        st.sampled_from(["\n", "\r", "\x1b", "%", ",", ":", '"', "\\", "\udcff", "\ud800"]),
+    ),
+    max_size=12,
+).filter(_no_split_pair)
+_severities = st.sampled_from(["error", "warning"])
+_codes = st.sampled_from(["schema.unknown_member", "json.syntax", "internal.error", "x.y"])
+_path_steps = st.one_of(any_text, st.integers(0, 5))
+
+
+def problems(
+    codes: st.SearchStrategy[str] = _codes,
+) -> st.SearchStrategy[Any]:
+    """Problems with any path, message and severity."""
+    from decisions_input.errors import Problem, Severity
+
+    return st.builds(
+        lambda path, code, message, severity: Problem(
+            tuple(path), code, message, Severity(severity)
+        ),
+        st.lists(_path_steps, max_size=3),
+        codes,
+        any_text,
+        _severities,
+    )
+
+
+def reports() -> st.SearchStrategy[Any]:
+    """Reports of findings in files with any names, with files not checked or capped."""
+    from decisions_input.cli.formats import Finding, NotChecked, NotShown, Report
+
+    findings = st.lists(
+        st.builds(Finding, any_text, st.integers(1, 9), st.integers(1, 9), problems()),
+        max_size=6,
+    )
+    not_shown = st.lists(
+        st.builds(NotShown, any_text, st.integers(0, 10**6), st.integers(0, 10**6)), max_size=2
+    )
+    not_checked = st.lists(st.builds(NotChecked, any_text, any_text), max_size=2)
+    return st.builds(
+        lambda f, s, c, files, cap: Report.of(f, files=files, not_shown=s, not_checked=c, cap=cap),
+        findings,
+        not_shown,
+        not_checked,
+        st.integers(0, 20),
+        st.integers(0, 1000),
+    )
+
+
+# Request bodies and specs shaped enough to reach past the first checks: the members of
+# both targets (so the target read from the shape varies), questions of every type with
+# the spec's names and the API's, input items as text, media by path or URL, or API blocks.
+
+_member_values = st.one_of(json_values, any_text)
+_question = st.fixed_dictionaries(
+    {"type": st.sampled_from(["noul", "choice", "score", "other"])},
+    optional={
+        "instructions": st.one_of(st.text(max_size=8), _member_values),
+        "criteria": st.one_of(
+            st.lists(st.text(max_size=4), max_size=4),
+            st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=4),
+            _member_values,
+        ),
+        "options": st.one_of(st.lists(st.text(max_size=4), max_size=4), _member_values),
+        "levels": st.lists(st.text(max_size=4), max_size=4),
+        "true_description": _member_values,
+    },
+)
+_questions = st.dictionaries(st.text(max_size=6), _question, max_size=3)
+request_like_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.one_of(st.just("gemini-decision-1"), _member_values),
+        "input": st.one_of(st.text(max_size=10), st.lists(_member_values, max_size=3)),
+        "state": _member_values,
+        "mode": st.one_of(st.just("fast"), _member_values),
+        "questions": st.one_of(_questions, _member_values),
+        "extra": _member_values,
+    },
+)
+_input_items = st.one_of(
+    st.text(max_size=8),
+    st.fixed_dictionaries({"text": _member_values}),
+    st.fixed_dictionaries(
+        {
+            st.sampled_from(["image", "audio", "document", "media"]): st.sampled_from(
+                ["missing.jpg", "https://example.com/a.png", "gs://b/a", "", "photo.jpg", "."]
+            )
+        },
+        optional={"mime_type": st.sampled_from(["image/png", "audio/wav", "x"])},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["text", "image", "video", "picture"])},
+        optional={"uri": any_text, "data": st.text(max_size=4), "text": any_text},
+    ),
+)
+spec_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "target": st.one_of(st.sampled_from(["gemini", "parallel"]), _member_values),
+        "model": st.just("gemini-decision-1"),
+        "input": st.one_of(st.lists(_input_items, max_size=4), _member_values),
+        "state": _member_values,
+        "questions": st.one_of(_questions, _member_values),
+    },
 )

@@ -224,7 +224,7 @@ def test_sarif_has_one_rule_per_code_with_its_description() -> None:
 
 
 def test_github_annotations_escape_their_properties() -> None:
-    from decisions_input._output import Finding, Report, render_github
+    from decisions_input.cli.formats import Finding, Report, render_github
 
     problem = di.Problem(("a",), "x.y", "50% done\nnext")
     report = Report.of([Finding("dir/a,b:c.json", 3, 4, problem)], files=1)
@@ -266,8 +266,8 @@ def test_a_directory_stands_for_its_json_files(tmp_path: Path) -> None:
 def test_unreadable_file_is_exit_2_and_the_rest_is_still_checked() -> None:
     code, out, err = run("validate", "missing.json", f"{INPUTS}/refund.json")
     assert code == 2
-    assert err == "decisions-input: error: cannot read missing.json: No such file or directory\n"
-    assert out.endswith("1 file, 1 error, 0 warnings\n")
+    assert err == "decisions-input: error: cannot read missing.json: it does not exist\n"
+    assert out.endswith("1 file, 1 error, 0 warnings, 1 not checked\n")
 
 
 @pytest.mark.parametrize("argv", [c[1] for c in USAGE_CASES], ids=[c[0] for c in USAGE_CASES])
@@ -290,16 +290,51 @@ def test_version() -> None:
     assert run("--version") == (0, f"decisions-input {di.__version__}\n", "")
 
 
-def test_foreign_exception_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failure_inside_the_library_is_that_files_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import decisions_input.validate
+
+    real = decisions_input.validate.iter_problems
+
+    def boom(body: Any, **kwargs: Any) -> Any:
+        if (
+            isinstance(body, dict)
+            and body.get("model") == "gemini-decision-1"
+            and "noul" in str(body.get("questions"))
+        ):
+            raise RuntimeError("disk on fire\nsecond line")
+        return real(body, **kwargs)
+
+    monkeypatch.setattr(decisions_input.validate, "iter_problems", boom)
+    failing = "testdata/requests/gemini-noul.json"
+    code, out, err = run("validate", failing, f"{INPUTS}/refund.json", "--format", "json")
+    assert code == 2
+    doc = json.loads(out)
+    assert [(p["file"], p["code"], p["json_path"]) for p in doc["problems"]] == [
+        (failing, "internal.error", "$"),
+        (
+            f"{INPUTS}/refund.json",
+            "option.whitespace",
+            '$.questions.next_action.criteria[" refund"]',
+        ),
+    ]
+    assert "RuntimeError: disk on fire second line" in doc["problems"][0]["message"]
+    assert err.startswith(f"decisions-input: internal error: {failing}: ")
+    assert err.count("\n") == 1
+
+
+def test_a_failure_outside_the_files_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from decisions_input.cli import formats
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(decisions_input.validate, "iter_problems", boom)
+    monkeypatch.setattr(formats, "render_text", boom)
     code, out, err = run("validate", REQUESTS[0])
-    assert code == 2
-    assert out == ""
+    assert (code, out) == (2, "")
     assert err == "decisions-input: internal error: RuntimeError: disk on fire second line\n"
 
 
@@ -312,11 +347,11 @@ def test_check_response_strict_and_a_broken_request(tmp_path: Path) -> None:
     broken = tmp_path / "request.json"
     broken.write_text("{")
     code, out, err = run("check-response", response, "--request", str(broken))
-    assert (code, out) == (2, "")
+    assert (code, out) == (2, "0 files, 0 errors, 0 warnings, 1 not checked\n")
     assert err.startswith("decisions-input: error: response.request: ")
     code, out, err = run("check-response", response, "--request", "missing.json")
-    assert (code, out) == (2, "")
-    assert err == "decisions-input: error: cannot read missing.json: No such file or directory\n"
+    assert (code, out) == (2, "0 files, 0 errors, 0 warnings, 1 not checked\n")
+    assert err == "decisions-input: error: cannot read missing.json: it does not exist\n"
 
 
 def test_help_loads_no_heavy_module() -> None:
@@ -326,13 +361,59 @@ def test_help_loads_no_heavy_module() -> None:
         "assert main(['--help'], stdout=io.StringIO()) == 0\n"
         "heavy = ('yaml', 'jsonschema', 'PIL', 'pypdf', 'magic', 'openapi_spec_validator',\n"
         "         'decisions_input.jsontext', 'decisions_input.schemas',\n"
-        "         'decisions_input.sniffing')\n"
+        "         'decisions_input.sniffing', 'decisions_input.limits', 'decisions_input.errors',\n"
+        "         'decisions_input.validate', 'decisions_input.sources',\n"
+        "         'decisions_input.cli.validate',\n"
+        "         'http.client', 'ssl', 'email', 'dataclasses', 'json')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert done.stdout == "[]\n"
+
+
+# (command, options its help must name, options it must not name)
+HELP_OPTIONS = [
+    (
+        "validate",
+        ["--target", "--strict", "--format", "--max-problems", "--max-bytes", "--jobs"],
+        [],
+    ),
+    ("check-response", ["--request", "--target", "--strict", "--max-problems", "--max-bytes"], []),
+    ("build", ["--output", "--target", "--strict", "--max-problems", "--max-bytes"], ["--jobs"]),
+    ("estimate", ["--spec", "--target", "--strict", "--max-bytes"], ["--max-problems"]),
+    ("sniff", ["--mime-type", "--target", "--max-bytes"], ["--strict", "--max-problems"]),
+    ("rules", ["--target", "--format"], ["--strict", "--max-bytes", "from the file"]),
+    ("schemas lint", ["--format", "--max-problems", "--max-bytes"], ["--strict", "--target"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "named", "unnamed"), HELP_OPTIONS, ids=[c[0] for c in HELP_OPTIONS]
+)
+def test_help_names_only_the_options_a_command_has(
+    command: str, named: list[str], unnamed: list[str]
+) -> None:
+    code, out, _ = run(*command.split(), "--help")
+    assert code == 0
+    for option in named:
+        assert option in out
+    for text in unnamed:
+        assert text not in out
+
+
+def test_help_figures_come_from_the_limits_table() -> None:
+    from decisions_input.limits import GEMINI
+
+    text = " ".join(run("validate", "--help")[1].split())
+    assert f"up to {GEMINI.MAX_WORKERS} when the files hold {GEMINI.PARALLEL_MIN_BYTES:,}" in text
+    assert f"default {GEMINI.MAX_REQUEST_FILE_BYTES:,}" in text
+    assert f"default {GEMINI.MAX_PROBLEMS_PER_FILE:,}" in text
+    assert "(gemini, parallel)" in text
+    rules = " ".join(run("rules", "--help")[1].split())
+    assert "default: every target" in rules
+    assert "Exit status: 0 listed, 2 usage error." in rules
 
 
 # --- many files: processes and progress ----------------------------------------------------------
@@ -685,7 +766,28 @@ def test_check_response_takes_the_target_from_the_request(tmp_path: Path) -> Non
     )
     status, out, _ = run("check-response", str(response), "--request", str(request))
     assert (status, out.splitlines()[-1]) == (0, "1 file, 0 errors, 0 warnings")
-    status, _, _ = run(
+    status, out, _ = run(
         "check-response", str(response), "--request", str(request), "--target", "gemini"
     )
     assert status == 1
+    note = "(checked as gemini, as --target asks; the request is shaped for parallel)"
+    assert all(note in line for line in out.splitlines()[:-1])
+
+
+def test_a_forced_target_says_so_on_the_problems_it_brings_about() -> None:
+    parallel = "testdata/requests/parallel-basic.json"
+    assert run("validate", parallel) == (0, "1 file, 0 errors, 0 warnings\n", "")
+    code, out, _ = run("validate", parallel, "--target", "gemini", "--format", "json")
+    assert code == 1
+    note = "the body is shaped for parallel (state and no model): --target gemini forced this"
+    found = [(p["code"], p["json_path"], note in p["message"]) for p in problems_doc(out)]
+    assert found == [
+        ("schema.required", "$", True),
+        ("schema.required", "$", True),
+        ("schema.unknown_member", "$.state", True),
+    ]
+
+
+def problems_doc(stdout: str) -> list[dict[str, Any]]:
+    problems: list[dict[str, Any]] = json.loads(stdout)["problems"]
+    return problems

@@ -32,7 +32,6 @@ LAYERS = {
     "textmeasure": 2,
     "request": 4,
     "responses": 4,
-    "_output": 5,
     "cli": 5,
     "__main__": 5,
     "__init__": 6,
@@ -61,7 +60,6 @@ ALLOWED_SIDEWAYS = {
     ("media_checks", "sources"),
     ("media_checks", "sniffing"),
     ("checks", "media_checks"),
-    ("cli", "_output"),
     ("__main__", "cli"),
     ("checks", "budget"),
     ("budget", "media_checks"),
@@ -126,6 +124,8 @@ def test_imports_point_down(module: str) -> None:
             continue
         package, _, inner = name.partition(".")
         if package == layer and "." in module:
+            if layer not in PACKAGE_ORDER:  # a package whose modules share one layer freely
+                continue
             order = PACKAGE_ORDER[layer]
             here = module.split(".")[1]
             assert order.index(inner) < order.index(here), f"{module} imports {name}"
@@ -144,9 +144,9 @@ def test_heavy_libraries_are_imported_lazily(module: str) -> None:
 
 def test_nothing_imports_cli() -> None:
     for module in MODULES:
-        if module in ("cli", "__main__"):
+        if _layer_of(module) in ("cli", "__main__"):
             continue
-        assert "cli" not in [n.split(".")[0] for n, _ in _imports(module)]
+        assert "cli" not in [n.split(".")[0] for n, _ in _imports(module)], module
 
 
 # Loaded on first use of what needs them: pydantic by the response models.
