@@ -673,6 +673,72 @@ def test_schemas_lint_unreadable_file_is_exit_2() -> None:
     assert "cannot read nope.yaml" in err
 
 
+@pytest.mark.parametrize(
+    ("target", "kind"),
+    [
+        ("gemini", "request"),
+        ("gemini", "response"),
+        ("parallel", "request"),
+        ("parallel", "response"),
+    ],
+)
+def test_schemas_export_prints_the_library_schema(target: str, kind: str) -> None:
+    code, out, err = run("schemas", "export", "--target", target, "--kind", kind)
+    assert (code, err) == (0, "")
+    assert out.endswith("}\n") and json.loads(out) == di.json_schema(target, kind=kind)
+
+
+def test_schemas_export_writes_a_file_that_check_jsonschema_uses(tmp_path: Path) -> None:
+    import jsonschema
+
+    out_file = tmp_path / "gemini-request.schema.json"
+    assert run("schemas", "export", "--target", "gemini", "-o", str(out_file)) == (0, "", "")
+    schema = json.loads(out_file.read_text(encoding="utf-8"))
+    check = jsonschema.Draft202012Validator(schema)
+    body = json.loads((ROOT / "testdata/requests/gemini-multiple.json").read_text())
+    assert list(check.iter_errors(body)) == []
+    body["questions"]["route"] = {
+        "type": "choice",
+        "instructions": "Which?",
+        "criteria": {f"o{i}": "" for i in range(256)},
+    }
+    assert [list(e.absolute_path) for e in check.iter_errors(body)] == [
+        ["questions", "route", "criteria"]
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["schemas", "export"], id="no-target"),
+        pytest.param(["schemas", "export", "--target", "openai"], id="unknown-target"),
+        pytest.param(["schemas", "export", "--target", "gemini", "--kind", "x"], id="bad-kind"),
+    ],
+)
+def test_schemas_export_usage_errors_are_exit_2(argv: list[str]) -> None:
+    code, out, err = run(*argv)
+    assert (code, out) == (2, "")
+    assert "error:" in err
+
+
+def test_schemas_export_to_a_folder_that_does_not_exist_is_exit_2(tmp_path: Path) -> None:
+    code, out, err = run("schemas", "export", "--target", "gemini", "-o", str(tmp_path / "x/y"))
+    assert (code, out) == (2, "")
+    assert f"cannot write {tmp_path / 'x/y'}" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "response",
+    ["testdata/responses/gemini-error-404.json", "testdata/responses/parallel-error-422.json"],
+)
+def test_check_response_reads_an_error_body_as_its_own_api(response: str) -> None:
+    code, out, _ = run("check-response", response, "--format", "json")
+    assert code == 1
+    found = [(p["code"], p["json_path"], p["severity"]) for p in problems_doc(out)]
+    assert found == [("response.error_body", "$", "error")]
+
+
 # --- the installed command --------------------------------------------------------------------
 
 

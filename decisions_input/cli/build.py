@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
-from .common import EXIT_OK, EXIT_PROBLEMS, Streams, UsageError, apply_strict, dedupe, reason
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    Streams,
+    UsageError,
+    apply_strict,
+    dedupe,
+    reason,
+    write_in_place,
+)
 from .formats import NotShown, Report, render, render_text
 from .jobs import capped, problem_cap
 from .specs import assemble, read_spec
@@ -17,28 +24,6 @@ if TYPE_CHECKING:
     from ..request import Request
 
 __all__ = ["run"]
-
-
-def _write_output(request: Request, target: str) -> None:
-    """Write the request next to ``target`` and rename it into place: never half-written."""
-    import tempfile
-
-    path = FsPath(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fp:
-            request.dump(fp)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        FsPath(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _write_stdout(request: Request, out: TextIO) -> None:
@@ -70,7 +55,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         _write_stdout(request, streams.out)
     else:
         try:
-            _write_output(request, args.output)
+            write_in_place(args.output, request.dump)
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {reason(exc)}") from exc
     if not to_stdout:

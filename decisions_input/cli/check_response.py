@@ -17,7 +17,7 @@ __all__ = ["run"]
 def _response_job(job: Job) -> Result:
     from ..responses import iter_response_problems
 
-    target = job.target or "gemini"
+    target = job.target  # None: the response's own shape names the API of an error body
     shaped = _target_of_request(job.request)
 
     def check(data: bytes) -> list[Problem]:
@@ -62,6 +62,6 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         return finish(
             [Result(display(args.response), error=str(exc))], args.format, streams, cap=cap
         )
-    target = args.target or _target_of_request(request)
+    target = args.target or (None if request is None else _target_of_request(request))
     job = Job(args.response, "response", args.max_bytes, cap, args.strict, target, data, request)
     return finish(run_jobs(_response_job, [job], streams, 1), args.format, streams, cap=cap)

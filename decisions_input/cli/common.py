@@ -6,7 +6,7 @@ parser and ``argparse`` alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ __all__ = [
     "reason",
     "targets",
     "type_name",
+    "write_in_place",
 ]
 
 STDIN_NAME = "<stdin>"
@@ -136,3 +137,29 @@ def type_name(value: Any) -> str:
 
 def dedupe(problems: Iterable[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
+
+
+def write_in_place(target: str, write: Callable[[IO[bytes]], object]) -> None:
+    """Write a file next to ``target`` and rename it into place: never left half-written."""
+    import os
+    import tempfile
+    from pathlib import Path as FsPath
+
+    path = FsPath(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fp:
+            write(fp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
+        os.replace(tmp, path)
+    except BaseException:
+        FsPath(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -55,6 +55,7 @@ _EXIT_ESTIMATE = (
     "errors that stop the estimate, 2 usage error, unreadable file or internal failure."
 )
 _EXIT_RULES = "Exit status: 0 listed, 2 usage error."
+_EXIT_EXPORT = "Exit status: 0 written, 2 usage error or a file that cannot be written."
 _EXIT_TOP = (
     "Exit status: 0 nothing wrong, 1 problems found, 2 usage error, unreadable file or "
     "internal failure; each command's --help says more."
@@ -330,6 +331,31 @@ def _add_schemas(subparsers: Any, streams: Streams) -> None:
     _add_format(lint)
     _add_max_problems(lint)
     _add_max_bytes(lint, "schema file", "MAX_SCHEMA_FILE_BYTES")
+    export = _sub(
+        actions,
+        "export",
+        streams,
+        "print a self-contained JSON Schema (draft 2020-12) of a request or response body, "
+        "for editors and check-jsonschema",
+        "schema_export",
+        _EXIT_EXPORT,
+    )
+    export.add_argument(
+        "--target",
+        choices=TARGET_CHOICES,
+        metavar="TARGET",
+        required=True,
+        help="the API whose body the schema describes (%(choices)s)",
+    )
+    export.add_argument(
+        "--kind",
+        choices=("request", "response"),
+        default="request",
+        help="the request body (default) or the body of a successful response",
+    )
+    export.add_argument(
+        "-o", "--output", metavar="OUT", help="write the schema here (default: stdout)"
+    )
 
 
 def build_parser(streams: Streams) -> Parser:
