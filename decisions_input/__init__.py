@@ -9,6 +9,7 @@ from .budget import BlockEstimate, Estimate, Tokens, estimate
 from .errors import (
     DecisionsInputError,
     InvalidInput,
+    NotPicklable,
     Problem,
     SchemaError,
     Severity,
@@ -138,6 +139,7 @@ __all__ = [
     "DecisionsInputError",
     "InvalidInput",
     "Limits",
+    "NotPicklable",
     "Problem",
     "Rule",
     "SchemaError",

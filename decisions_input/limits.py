@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from ._pickling import reduce_fields
 from .errors import Severity
 
 __all__ = [
@@ -243,6 +244,12 @@ class Limits:
     def derive(self, **changes: object) -> Limits:
         """Return a copy with some limits changed, for example a new model name."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle a target's own table by its name, and a derived table by its values."""
+        if LIMITS.get(self.TARGET) is self:
+            return (limits_for, (self.TARGET,))
+        return reduce_fields(self)
 
     def __repr__(self) -> str:
         """Name the table, and the limits a derived table changed, not every value."""
