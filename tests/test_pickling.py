@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import io
+import multiprocessing
 import os
 import pickle
 import shutil
@@ -283,9 +284,10 @@ def _dumps_in_worker(req: di.Request) -> str:
     return req.dumps()
 
 
-def test_request_built_here_is_written_in_a_worker_process() -> None:
+def test_request_built_here_is_written_in_a_fresh_process() -> None:
     req = _request()
-    with ProcessPoolExecutor(max_workers=1) as pool:
+    spawn = multiprocessing.get_context("spawn")  # a new interpreter: nothing inherited
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
         assert pool.submit(_dumps_in_worker, req).result() == req.dumps()
 
 
