@@ -5,6 +5,11 @@ the format comes from the bytes (never from a file name), is mapped to the API's
 and is compared with any declared type. The bytes are not read again until the request is
 written, and then in bounded chunks straight into the output.
 
+Blocks pickle: a block built from a file is the file's absolute path and the size and
+modification time it was sniffed at, and it is read, in any process, only while the file
+still has them; a block built from bytes carries them; one built from a file object cannot
+be pickled (``NotPicklable``), as the open file stays in the process that opened it.
+
 .. versionadded:: 0.1
 """
 

@@ -11,6 +11,9 @@ A table is immutable. Derive a changed copy instead of editing the package::
     import dataclasses, decisions_input as di
     mine = dataclasses.replace(di.GEMINI, MODELS=di.GEMINI.MODELS | {"gemini-decision-2"})
     di.iter_problems(body, limits=mine)
+
+Tables pickle: ``GEMINI`` and ``PARALLEL`` by name (they come back as the same objects), a
+derived table by its values.
 """
 
 from __future__ import annotations

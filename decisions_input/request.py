@@ -51,7 +51,8 @@ class Request:
 
     Builds from builder objects (``text``, ``noul``, ``choice``, ``score``, media blocks)
     or plain JSON-like values. Raises ``InvalidInput`` listing every error at once;
-    warnings are kept in :attr:`warnings`.
+    warnings are kept in :attr:`warnings`. A request pickles (unless a block of it was built
+    from a file object) and the copy equals it and writes the same bytes.
 
     .. versionadded:: 0.1
     """

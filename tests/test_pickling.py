@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import pickle
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
-from decisions_input.responses import parse_error, parse_response, parse_signals
+from decisions_input import responses
+from decisions_input.responses import ResponseModel, parse_error, parse_response, parse_signals
 from decisions_input.sources import RemoteCheck, RemoteError, RemoteHead, SourceTooLarge
 from tests.response_examples import (
+    GEMINI_BLOCKED,
     GEMINI_ERRORS,
+    GEMINI_FULL_USAGE,
     GEMINI_REQUEST,
     GEMINI_RESPONSE,
     PARALLEL_ERROR,
@@ -201,6 +204,41 @@ def test_question_options_stay_read_only_and_in_order() -> None:
     assert list(question.to_json()["criteria"]) == ["a", "b", "ä"]
     with pytest.raises(TypeError):
         question.criteria["c"] = ""  # type: ignore[index]
+
+
+def _models(value: Any) -> Iterator[ResponseModel]:
+    """Every response model in a parsed value, the value itself included."""
+    if isinstance(value, ResponseModel):
+        yield value
+        for name in type(value).model_fields:
+            yield from _models(getattr(value, name))
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _models(item)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _models(item)
+
+
+def test_every_response_model_pickles_equal() -> None:
+    parsed = [
+        _gemini_response(),
+        parse_response({**GEMINI_RESPONSE, "usage": GEMINI_FULL_USAGE}, request=GEMINI_REQUEST),
+        parse_response(GEMINI_BLOCKED),
+        parse_response(PARALLEL_RESPONSE, request=PARALLEL_REQUEST, target="parallel"),
+        _refusal(),
+        parse_error(PARALLEL_ERROR),
+        parse_error(GEMINI_ERRORS[1]),
+        parse_signals(SIGNALS),
+    ]
+    found = [model for value in parsed for model in _models(value)]
+    public = {getattr(responses, name) for name in responses.__all__}
+    models = {kind for kind in public if isinstance(kind, type) and issubclass(kind, ResponseModel)}
+    assert {type(model) for model in found} == models - {ResponseModel}
+    for model in found:
+        again = _again(model, pickle.HIGHEST_PROTOCOL)
+        assert type(again) is type(model) and again == model
+        assert again.to_dict() == model.to_dict()
 
 
 # --- blocks built from a path, bytes or a file object ------------------------------------------
