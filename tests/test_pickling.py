@@ -8,6 +8,7 @@ file object refuses to pickle, saying why; exceptions come back with what they c
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 import multiprocessing
 import os
@@ -399,3 +400,23 @@ def test_every_generated_part_pickles_equal(block: Any, question: Any, problem: 
     assert _again(block, 2).to_json() == block.to_json()
     assert _again(question, 2).to_json() == question.to_json()
     assert _again(problem, 2).json_path == problem.json_path
+
+
+_INT_LIMITS = sorted(
+    f.name for f in dataclasses.fields(di.Limits) if type(getattr(di.GEMINI, f.name)) is int
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.sampled_from([di.GEMINI, di.PARALLEL]),
+    changes=st.dictionaries(st.sampled_from(_INT_LIMITS), st.integers(0, 10**12), max_size=4),
+    found=st.lists(problems(), max_size=4),
+)
+def test_every_derived_table_and_refusal_pickles_equal(
+    base: di.Limits, changes: dict[str, int], found: list[di.Problem]
+) -> None:
+    table = base.derive(**changes)
+    assert _again(table, 2) == table and repr(_again(table, 2)) == repr(table)
+    refusal = _again(di.InvalidInput(found), pickle.HIGHEST_PROTOCOL)
+    assert refusal.problems == tuple(found) and str(refusal) == str(di.InvalidInput(found))
