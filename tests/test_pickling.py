@@ -42,6 +42,7 @@ from tests.strategies import built_blocks, built_questions, built_requests, prob
 
 MEDIA = Path(__file__).parent.parent / "testdata" / "media"
 PROTOCOLS = sorted({2, pickle.DEFAULT_PROTOCOL, pickle.HIGHEST_PROTOCOL})
+_QUESTIONS = {"q": di.noul("Is it?")}
 
 
 def _request() -> di.Request:
@@ -111,6 +112,12 @@ VALUES: list[Any] = [
     ),
     pytest.param(_request, id="request-gemini"),
     pytest.param(_parallel_request, id="request-parallel"),
+    pytest.param(
+        lambda: di.Request(
+            model="gemini-decision-2", input="x", questions=_QUESTIONS, limits=_derived()
+        ),
+        id="request-derived-table",
+    ),
     pytest.param(lambda: _request().http(api_key="k-1"), id="http-request"),
     pytest.param(lambda: _parallel_request().http(chunk_bytes=30), id="http-request-parallel"),
     pytest.param(lambda: di.estimate(_request()), id="estimate"),
@@ -314,9 +321,6 @@ def test_bytes_block_carries_its_bytes() -> None:
     again = _again(di.audio(bytearray(data)), pickle.HIGHEST_PROTOCOL)
     with again.open() as opened:
         assert b"".join(opened.iter_chunks()) == data
-
-
-_QUESTIONS = {"q": di.noul("Is it?")}
 
 
 def _dumps_in_worker(req: di.Request) -> str:
