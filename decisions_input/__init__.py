@@ -17,8 +17,8 @@ _LAZY = {
     ),
     **dict.fromkeys(("BlockEstimate", "Estimate", "Tokens", "estimate"), "budget"),
     **dict.fromkeys(
-        ("DecisionsInputError", "InvalidInput", "Problem", "SchemaError", "Severity")
-        + ("SourceError",),
+        ("DecisionsInputError", "InvalidInput", "NotPicklable", "Problem", "SchemaError")
+        + ("Severity", "SourceError"),
         "errors",
     ),
     **dict.fromkeys(
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from .errors import (
         DecisionsInputError,
         InvalidInput,
+        NotPicklable,
         Problem,
         SchemaError,
         Severity,
@@ -176,6 +177,7 @@ __all__ = [
     "RULES",
     "DecisionsInputError",
     "InvalidInput",
+    "NotPicklable",
     "Limits",
     "Problem",
     "Rule",

@@ -5,12 +5,18 @@ the format comes from the bytes (never from a file name), is mapped to the API's
 and is compared with any declared type. The bytes are not read again until the request is
 written, and then in bounded chunks straight into the output.
 
+Blocks pickle: a block built from a file is the file's absolute path and the size and
+modification time it was sniffed at, and it is read, in any process, only while the file
+still has them; a block built from bytes carries them; one built from a file object cannot
+be pickled (``NotPicklable``), as the open file stays in the process that opened it.
+
 .. versionadded:: 0.1
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import urllib.parse
@@ -18,9 +24,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Literal
 
+from ._pickling import rebuild_fields, thaw
 from ._types import JSONObject, Source
 from .checks import check_media_block, check_text_block
-from .errors import InvalidInput, Problem, Severity, SourceError
+from .errors import InvalidInput, NotPicklable, Problem, Severity, SourceError
 from .limits import GEMINI, Limits
 
 if TYPE_CHECKING:
@@ -71,12 +78,47 @@ def text(value: Any, *, limits: Limits = GEMINI) -> TextBlock:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Payload:
-    """Where the bytes of an inline block live, and how to read them again when writing."""
+    """Where the bytes of an inline block live, and how to read them again when writing.
+
+    A file is named by its absolute path with the size and modification time it had when
+    it was sniffed, and is read only if it still has them; bytes are held; an open file
+    object is read again from where the block began.
+    """
 
     src: Any
     size: int
     start: int = 0
     mtime_ns: int | None = None
+
+    def _key(self) -> tuple[object, ...]:
+        if _is_path(self.src):
+            return ("path", os.fspath(self.src), self.size, self.mtime_ns)
+        if isinstance(self.src, (bytes, memoryview)):
+            return ("bytes", self.size)
+        return ("stream", id(self.src), self.start, self.size)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal for the same file in the same state, equal bytes, or the same stream."""
+        if not isinstance(other, _Payload):
+            return NotImplemented
+        if self._key() != other._key():
+            return False
+        return not isinstance(self.src, (bytes, memoryview)) or _raw(self.src) == _raw(other.src)
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple[object, ...]:
+        if isinstance(self.src, memoryview):
+            return (_Payload, (self.src.tobytes(), self.size))
+        if not isinstance(self.src, (str, os.PathLike, bytes)):
+            raise NotPicklable(
+                f"a media block built from a file object ({self.src!r}) cannot be pickled: "
+                "its bytes are read again from that open file when the request is written, "
+                "and an open file does not cross a process boundary; build the block from "
+                "the path or the bytes"
+            )
+        return (_Payload, (self.src, self.size, self.start, self.mtime_ns))
 
     def open(self) -> Opened:
         from .sources import open_source
@@ -99,11 +141,17 @@ class _Payload:
         return open_source(self.src)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
 class MediaBlock:
     """An image, audio, video or PDF block: inline bytes (streamed when written) or a URI.
 
     ``detected`` tells what sniffing found (``None`` for a URI that was not fetched).
+
+    A block pickles, and compares equal to its copy: one built from bytes carries them; one
+    built from a path carries the path and the size, modification time and sniffed type
+    the file had, and reads the file (in whatever process) only if it still has that size
+    and time, else raises ``SourceError``, as writing a request does in the process that
+    built it. One built from a file object raises ``NotPicklable``.
 
     .. versionadded:: 0.1
     """
@@ -115,6 +163,16 @@ class MediaBlock:
     detected: Detected | None = None
     warnings: tuple[Problem, ...] = ()
     _payload: _Payload | None = field(default=None, repr=False)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        state = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if self.detected is not None:
+            # By its fields, so that a block pickles whether or not Detected does on its own.
+            found = self.detected
+            state["detected"] = thaw(
+                {f.name: getattr(found, f.name) for f in dataclasses.fields(found)}
+            )
+        return (_rebuild_media_block, (state,))
 
     @property
     def size(self) -> int | None:
@@ -162,6 +220,16 @@ class MediaBlock:
 
 
 Block = TextBlock | MediaBlock
+
+
+def _rebuild_media_block(state: dict[str, Any]) -> MediaBlock:
+    found = state["detected"]
+    if found is not None:
+        from .sniffing import Detected
+
+        found = rebuild_fields(Detected, found)
+    block: MediaBlock = rebuild_fields(MediaBlock, {**state, "detected": found})
+    return block
 
 
 def sniff(src: Source, *, declared: str | None = None, limits: Limits = GEMINI) -> Detected:
@@ -407,7 +475,8 @@ def _from_source(
     ]
     problems.extend(compare_detected(detected, mime_type, kind, (), ("data",), limits))
     warnings = _raise_errors(problems)
-    payload = _Payload(src, size, start, mtime)
+    # A path is kept absolute: the block reads the file it sniffed in any working directory.
+    payload = _Payload(os.path.abspath(src) if _is_path(src) else src, size, start, mtime)
     return MediaBlock(
         kind,  # type: ignore[arg-type]
         mime_type or detected.mime or "",
@@ -427,6 +496,13 @@ def _without_data(raw: dict[str, Any]) -> dict[str, Any]:
 
 def _is_path(src: Any) -> bool:
     return isinstance(src, (str, os.PathLike))
+
+
+def _raw(src: bytes | memoryview) -> bytes | memoryview:
+    """The bytes of a held source, for comparing: a view of another item format as bytes."""
+    if isinstance(src, memoryview) and (src.format != "B" or src.ndim != 1):
+        return src.tobytes()
+    return src
 
 
 def _seekable(src: Any) -> bool:

@@ -6,12 +6,16 @@ The exception tree::
     ├── InvalidInput             (+ ValueError) carries ``problems``
     ├── SourceError              (+ OSError) a file, stream or URL could not be read
     ├── SchemaError              a bundled or given schema document is broken
+    ├── NotPicklable             (+ TypeError) a value cannot cross a process boundary
     └── APIError                 the API answered with an error body instead of a decision
                                  (defined with the response models, decisions_input.responses)
 
 Errors raised by Pillow, pypdf, libmagic, jsonschema or pydantic never escape: they
 become a :class:`Problem` or are re-raised as one of the classes above ``from`` the
 original exception.
+
+Every exception pickles with what it carries (``problems``, the API's error body), so a
+worker process can raise it and the parent catch it whole.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 __all__ = [
     "DecisionsInputError",
     "InvalidInput",
+    "NotPicklable",
     "Path",
     "Problem",
     "SchemaError",
@@ -130,6 +135,9 @@ class InvalidInput(DecisionsInputError, ValueError):
         head = f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
         return head + ":\n" + "\n".join(lines)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.problems,), self.__dict__)
+
     @property
     def codes(self) -> tuple[str, ...]:
         """The rule codes of the problems, in order."""
@@ -142,3 +150,14 @@ class SourceError(DecisionsInputError, OSError):
 
 class SchemaError(DecisionsInputError):
     """A schema document is broken: a dangling ``$ref``, a meta-schema violation, a bad example."""
+
+
+class NotPicklable(DecisionsInputError, TypeError):
+    """A value cannot be pickled: it reads from something only this process holds.
+
+    A media block built from an open file object reads that file again when the request
+    is written; the file does not cross a process boundary. Build the block from the path
+    or from the bytes instead.
+
+    .. versionadded:: 0.2
+    """

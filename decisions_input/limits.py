@@ -11,6 +11,9 @@ A table is immutable. Derive a changed copy instead of editing the package::
     import dataclasses, decisions_input as di
     mine = dataclasses.replace(di.GEMINI, MODELS=di.GEMINI.MODELS | {"gemini-decision-2"})
     di.iter_problems(body, limits=mine)
+
+Tables pickle: ``GEMINI`` and ``PARALLEL`` by name (they come back as the same objects), a
+derived table by its values.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from ._pickling import reduce_fields
 from .errors import Severity
 
 __all__ = [
@@ -252,6 +256,12 @@ class Limits:
     def derive(self, **changes: object) -> Limits:
         """Return a copy with some limits changed, for example a new model name."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle a target's own table by its name, and a derived table by its values."""
+        if LIMITS.get(self.TARGET) is self:
+            return (limits_for, (self.TARGET,))
+        return reduce_fields(self)
 
     def __repr__(self) -> str:
         """Name the table, and the limits a derived table changed, not every value."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ._pickling import reduce_fields
 from ._types import JSON, JSONObject
 from .blocks import TextBlock
 from .checks import check_question
@@ -35,6 +36,10 @@ class Question:
     instructions: str | TextBlock | tuple[TextBlock, ...]
     criteria: Mapping[str, str] | tuple[str, ...] | None = None
     warnings: tuple[Problem, ...] = ()
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle the fields, the options as the read-only mapping they are."""
+        return reduce_fields(self)
 
     def to_json(self) -> JSONObject:
         """Return the question as a JSON object with canonical member order."""

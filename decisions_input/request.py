@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 from ._types import JSON, JSONObject
@@ -50,7 +51,8 @@ class Request:
 
     Builds from builder objects (``text``, ``noul``, ``choice``, ``score``, media blocks)
     or plain JSON-like values. Raises ``InvalidInput`` listing every error at once;
-    warnings are kept in :attr:`warnings`.
+    warnings are kept in :attr:`warnings`. A request pickles (unless a block of it was built
+    from a file object) and the copy equals it and writes the same bytes.
 
     .. versionadded:: 0.1
     """
@@ -211,7 +213,7 @@ class Request:
         """
         self.iter_bytes(chunk_bytes=chunk_bytes)  # refuse a bad chunk size now, not when sent
         return http_request(
-            lambda: self.iter_bytes(chunk_bytes=chunk_bytes),
+            _Body(self, chunk_bytes),
             self.content_length,
             self.limits,
             api_key=api_key,
@@ -232,6 +234,17 @@ class Request:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    """The chunks of a request's body, read anew on each call; pickles as the request."""
+
+    request: Request
+    chunk_bytes: int | None
+
+    def __call__(self) -> Iterator[bytes]:
+        return self.request.iter_bytes(chunk_bytes=self.chunk_bytes)
 
 
 def _split(text: str, count: int) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ._pickling import reduce_fields
 from .errors import InvalidInput, Problem
 from .limits import Endpoint, Limits
 
@@ -29,6 +30,7 @@ class Content:
 
     Every iteration reads the media sources again, so a client may retry. ``len`` is the
     byte count; requests reads it to send ``Content-Length`` rather than chunked encoding.
+    The body of a request pickles as that request, and equals another body of an equal one.
 
     .. versionadded:: 0.1
     """
@@ -49,6 +51,15 @@ class Content:
 
     def __repr__(self) -> str:
         return f"<Content of {self._length} bytes>"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when both yield from equal sources (the same request) the same byte count."""
+        if not isinstance(other, Content):
+            return NotImplemented
+        return (self._length, self._chunks) == (other._length, other._chunks)
+
+    def __hash__(self) -> int:
+        return hash(self._length)
 
 
 class AsyncContent:
@@ -93,6 +104,10 @@ class HttpRequest:
     headers: Mapping[str, str]
     content: Content
     auth_header: str | None = None
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle the fields; the body pickles as the request it streams."""
+        return reduce_fields(self)
 
     @property
     def host(self) -> str:

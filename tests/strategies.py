@@ -479,6 +479,39 @@ def _built_question(draw: st.DrawFn) -> Any:
     return di.score(text, draw(st.lists(_texts, min_size=2, max_size=4)))
 
 
+built_questions = _built_question()
+
+
+@st.composite
+def rule_problems(draw: st.DrawFn) -> Any:
+    """A ``Problem`` with any path of names and indexes, any known code and any message."""
+    from decisions_input import RULES, Problem, Severity
+
+    path = draw(st.lists(st.one_of(st.text(max_size=8), st.integers(0, 300)), max_size=5))
+    code = draw(st.sampled_from(sorted(RULES)))
+    return Problem(tuple(path), code, draw(st.text(max_size=40)), draw(st.sampled_from(Severity)))
+
+
+@st.composite
+def built_blocks(draw: st.DrawFn) -> Any:
+    """A content block made with the builders: text, or a real media file given by path,
+    as bytes or as a read-only view, or an https URL."""
+    import decisions_input as di
+
+    how = draw(st.sampled_from(["text", "path", "bytes", "view", "uri"]))
+    if how == "text":
+        return di.text(draw(_texts) + " ")
+    if how == "uri":
+        mime = draw(st.sampled_from(["image/png", "audio/wav", "video/mp4", "application/pdf"]))
+        name = draw(st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True))
+        return di.media(uri=f"https://example.com/{name}", mime_type=mime)
+    path = _MEDIA_DIR / draw(st.sampled_from(_MEDIA_FILES))
+    if how == "path":
+        return di.media(path)
+    data = path.read_bytes()
+    return di.media(data if how == "bytes" else memoryview(data))
+
+
 @st.composite
 def built_requests(draw: st.DrawFn) -> Any:
     """A ``Request`` for either target, made with the library's builders."""
@@ -495,12 +528,7 @@ def built_requests(draw: st.DrawFn) -> Any:
     if draw(st.booleans()):
         state = draw(json_values)
         return di.Request(target="parallel", state=state, questions=questions)
-    parts: list[Any] = []
-    for item in draw(st.lists(st.sampled_from(("text",) + _MEDIA_FILES), min_size=1, max_size=4)):
-        if item == "text":
-            parts.append(di.text(draw(_texts) + " "))
-        else:
-            parts.append(di.media(_MEDIA_DIR / item))
+    parts = draw(st.lists(built_blocks(), min_size=1, max_size=4))
     try:
         return di.Request(model="gemini-decision-1", input=parts, questions=questions)
     except di.InvalidInput:

@@ -15,6 +15,7 @@ LAYERS = {
     "errors": 0,
     "_streams": 0,
     "_types": 0,
+    "_pickling": 0,
     "_schemas": 0,  # data files only
     "limits": 1,
     "schemas": 1,

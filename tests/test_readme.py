@@ -20,8 +20,13 @@ README = (ROOT / "README.md").read_text()
 _SENDING = re.search(r"\n## Sending\n.*?(?=\n## )", README, re.S)
 assert _SENDING is not None
 SENDING_BLOCKS = re.findall(r"```python\n(.*?)```", _SENDING.group(), re.S)
+# The "Many requests" recipe is a module of its own, run in tests/test_many_requests.py.
+_MANY = re.search(r"\n## Many requests\n.*?(?=\n## )", README, re.S)
+assert _MANY is not None
 PYTHON_BLOCKS = re.findall(
-    r"```python\n(.*?)```", README[: _SENDING.start()] + README[_SENDING.end() :], re.S
+    r"```python\n(.*?)```",
+    README.replace(_SENDING.group(), "").replace(_MANY.group(), ""),
+    re.S,
 )
 
 
