@@ -590,12 +590,12 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
 @pytest.fixture
 def without_libmagic(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Sniff with the library's own recognisers only, so the verdicts do not vary by host."""
-    from decisions_input import sniffing as sniff
+    from decisions_input.sniffing import others
 
-    sniff._magic_db.cache_clear()
+    others.magic_db.cache_clear()
     monkeypatch.setitem(sys.modules, "magic", None)  # import magic now raises ImportError
     yield
-    sniff._magic_db.cache_clear()
+    others.magic_db.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -1202,9 +1202,9 @@ def test_libmagic_guesses_do_not_accept_bytes() -> None:
 
 
 def test_without_libmagic_the_own_table_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    from decisions_input import sniffing as sniff
+    from decisions_input.sniffing import others
 
-    sniff._magic_db.cache_clear()
+    others.magic_db.cache_clear()
     monkeypatch.setitem(sys.modules, "magic", None)  # import magic now raises ImportError
     try:
         det = sniff_bytes(b"#!/bin/sh\necho hello\n")
@@ -1212,7 +1212,7 @@ def test_without_libmagic_the_own_table_answers(monkeypatch: pytest.MonkeyPatch)
         assert sniff_file("png_pillow.png").mime == "image/png"
         assert sniff_file("random.bin").code == "media.unknown"
     finally:
-        sniff._magic_db.cache_clear()
+        others.magic_db.cache_clear()
 
 
 # --------------------------------------------------------------------------------------
