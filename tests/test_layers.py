@@ -48,34 +48,36 @@ ALLOWED_SIDEWAYS = {
 HEAVY = ("magic", "PIL", "pypdf", "jsonschema", "openapi_spec_validator", "referencing", "yaml")
 
 
-# Layers inside a package split by one axis: the shared helpers at the bottom, one module
-# per family above them, the registry choosing among the families, the package's public
-# names on top. Families import only the helpers, and the sideways pairs listed here.
+# Layers inside a package split by one axis: the shared helpers at the bottom (base, then
+# the readers of parts several families share: boxes, frame headers, PDF objects), one
+# module per family above them, the registry choosing among the families, the package's
+# public names on top. Families import only the helpers below them, and the sideways
+# pairs listed here (HEIF and Ogg FLAC are parts of other families' files).
 SUBLAYERS = {
     "sniffing": {
         "base": 0,
         "names": 1,
         "boxes": 1,
-        "asf": 2,
-        "ebml": 2,
-        "flv": 2,
+        "frames": 1,
+        "pdf_objects": 1,
+        "movie": 2,
+        "asf": 3,
+        "ebml": 3,
+        "flv": 3,
         "heif": 2,
-        "images": 2,
-        "isobmff": 2,
-        "mpeg_audio": 2,
-        "mpeg_streams": 2,
+        "images": 3,
+        "isobmff": 3,
+        "mpeg_audio": 3,
+        "mpeg_streams": 3,
         "ogg": 2,
-        "others": 2,
-        "pdf": 2,
-        "riff": 2,
-        "registry": 3,
-        "__init__": 4,
+        "others": 3,
+        "pdf": 3,
+        "riff": 3,
+        "registry": 4,
+        "__init__": 5,
     },
 }
-SUB_SIDEWAYS = {
-    ("sniffing.isobmff", "sniffing.heif"),
-    ("sniffing.mpeg_audio", "sniffing.ogg"),
-}
+SUB_SIDEWAYS: set[tuple[str, str]] = set()
 
 
 def _module_files() -> dict[str, Path]:

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from decisions_input import GEMINI, RULES
-from decisions_input.errors import DecisionsInputError, SourceError
+from decisions_input.errors import DecisionsInputError, Severity, SourceError
 from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
 from tests.strategies import declared_mime_types, media_bytes, mutated_media
 
@@ -92,6 +92,32 @@ def test_manifest_fixture_sniffs_as_expected(entry: dict[str, Any]) -> None:
         assert (det.mime, det.code) == (expected["mime"], None), det.reason
     else:
         assert (det.mime, det.code) == (None, expected["code"]), det.reason
+    assert [w.code for w in det.warnings] == expected.get("warnings", [])
+    assert all(w.severity is Severity.WARNING and w.path == () for w in det.warnings)
+    shown = entry.get("evidence", {})
+    assert {k: _plain(det.evidence.get(k)) for k in shown} == shown
+    if "seconds" in entry and det.ok:
+        _assert_told(det, entry["seconds"])
+
+
+def _assert_told(det: Detected, told: float) -> None:
+    """The duration (or the stated range) holds what the encoder was told to make.
+
+    Codecs add a little: encoder delay and padding (MP3, AAC) and whole frames.
+    """
+    slack = max(0.1, 0.05 * told)
+    duration = det.evidence.get("duration_s")
+    span = det.evidence.get("duration_range_s")
+    if isinstance(duration, float):
+        assert abs(duration - told) <= slack, (duration, told)
+    else:
+        assert isinstance(span, tuple), det.evidence
+        assert span[0] - slack <= told <= span[1] + slack, (span, told)
+
+
+def _plain(value: object) -> object:
+    """Evidence as JSON holds it: tuples as lists."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def test_manifest_lists_every_file_with_its_hash() -> None:
@@ -102,6 +128,8 @@ def test_manifest_lists_every_file_with_its_hash() -> None:
         assert hashlib.sha256(media(entry["name"])).hexdigest() == entry["sha256"], entry["name"]
         expected = entry["expected"]
         assert expected.get("code") in RULES or expected.get("mime") in ALLOWED
+        for code in expected.get("warnings", []):
+            assert RULES[code].severity is Severity.WARNING
         assert entry["made_by"]
 
 
@@ -185,7 +213,7 @@ DISTINCTIONS = [
     # MPEG systems
     ("mpeg-program-stream", "mpeg_ps.mpg", "video/mpeg", "MPEG-PS"),
     ("mpeg-transport-stream", "mpeg_ts.ts", "mime.not_allowed", "MPEG-TS"),
-    ("mpeg-video-elementary", "mpeg_es.m2v", "mime.not_allowed", "MPEG video elementary stream"),
+    ("mpeg-video-elementary", "mpeg_es.m2v", "video/mpeg", "MPEG video elementary stream"),
     # ASF
     ("asf-with-video", "wmv_asf.wmv", "video/wmv", "WMV"),
     ("asf-audio-only-wma", "wma_asf.wma", "mime.not_allowed", "WMA (ASF audio only)"),
@@ -424,7 +452,35 @@ def _ac3_frames(count: int) -> bytes:
     return data[: 256 * count]  # 64 kbit/s at 48 kHz: 256-byte frames
 
 
+def _heic_ipma_count(count: int) -> bytes:
+    """heic_x265.heic with its ipma entry count set to ``count`` (more than it holds)."""
+    data = media("heic_x265.heic")
+    at = data.index(b"ipma") + 8
+    return _patch(data, at, struct.pack(">I", count))
+
+
+def _tiff_width_count(count: int) -> bytes:
+    """tiff_be.tif with the value count of its ImageWidth tag set to ``count``."""
+    data = media("tiff_be.tif")
+    (ifd,) = struct.unpack(">I", data[4:8])
+    for i in range(struct.unpack(">H", data[ifd : ifd + 2])[0]):
+        at = ifd + 2 + 12 * i
+        if struct.unpack(">H", data[at : at + 2])[0] == 256:
+            return _patch(data, at + 4, struct.pack(">I", count))
+    raise AssertionError(256)
+
+
 HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
+    # 0. shapes the fuzzer found readers failing on (they now refuse them)
+    ("heic-ipma-count-past-box", lambda: _heic_ipma_count(0xFFFF), None, "media.corrupt"),
+    ("tiff-width-with-no-values", lambda: _tiff_width_count(0), None, "media.corrupt"),
+    (
+        "avi-cut-inside-avih",
+        lambda: media("avi_mpeg4.avi")[: media("avi_mpeg4.avi").index(b"avih") + 30],
+        None,
+        "media.truncated",
+    ),
+    ("webm-cut-in-ebml-header", lambda: media("webm_video.webm")[:7], None, "media.corrupt"),
     # 1. declared lengths past the end are capped, the files still sniff
     (
         "wav-data-size-past-end",
@@ -1227,6 +1283,7 @@ def _check_invariants(det: Detected) -> None:
         assert det.mime in GEMINI.MIME_TYPES[str(det.kind)]
     else:
         assert det.code in RULES
+        assert det.code != "internal.error", det.reason
     assert det.kind in (None, "image", "audio", "video", "document")
     assert det.format and det.reason
 

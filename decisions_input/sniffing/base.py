@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import io
 import logging
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .._streams import ReadOnlyStream
-from ..errors import SourceError
+from ..errors import Problem, Severity, SourceError
 from ..limits import GEMINI, Limits
 
 __all__ = [
@@ -36,8 +37,10 @@ __all__ = [
     "Source",
     "after_end",
     "buffered",
+    "byte_at",
     "check_pixels",
     "clean",
+    "damaged",
     "earliest_polyglot_end",
     "found",
     "foreign",
@@ -45,6 +48,7 @@ __all__ = [
     "polyglot",
     "quiet_logger",
     "refused",
+    "unpack",
     "with_evidence",
 ]
 
@@ -70,8 +74,12 @@ class Detected:
 
     ``mime`` is an exact name from ``Limits.MIME_TYPES`` when the file is accepted, else
     ``None`` and ``code`` names the rule. ``format`` says what was found, for people.
+    ``warnings`` lists damage the mainstream decoders tolerate in an accepted file (a
+    missing end marker, a stream cut short), each a warning :class:`Problem` with an
+    empty path; a block built from the bytes reports them at its own path.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2 ``warnings``.
     """
 
     kind: Kind | None
@@ -80,6 +88,7 @@ class Detected:
     code: str | None
     reason: str
     evidence: Mapping[str, object] = field(default_factory=dict, hash=False)
+    warnings: tuple[Problem, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.evidence, MappingProxyType):
@@ -267,6 +276,31 @@ def not_allowed(fmt: str, kind: Kind | None, **evidence: object) -> Detected:
 
 def with_evidence(det: Detected, **evidence: object) -> Detected:
     return replace(det, evidence={**det.evidence, **clean(evidence)})
+
+
+def unpack(fmt: str, data: bytes, pos: int = 0) -> tuple[Any, ...]:
+    """``struct.unpack_from``, refusing the file as corrupt when ``data`` is too short."""
+    size = struct.calcsize(fmt)
+    if pos < 0 or pos + size > len(data):
+        raise Broken(
+            "media.corrupt", f"expected {size} bytes at {pos} of a {len(data)}-byte structure"
+        )
+    return struct.unpack_from(fmt, data, pos)
+
+
+def byte_at(data: bytes, pos: int) -> int:
+    """One byte of ``data``, refusing the file as corrupt when ``pos`` is past its end."""
+    if not 0 <= pos < len(data):
+        raise Broken("media.corrupt", f"expected a byte at {pos} of a {len(data)}-byte structure")
+    return data[pos]
+
+
+def damaged(det: Detected, code: str, reason: str) -> Detected:
+    """Return an accepted verdict with a warning for damage the decoders tolerate."""
+    if det.mime is None:
+        return det
+    note = Problem((), code, reason, Severity.WARNING)
+    return replace(det, warnings=(*det.warnings, note))
 
 
 def polyglot(det: Detected, other: str, where: str) -> Detected:

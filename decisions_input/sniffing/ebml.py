@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 
-from .base import Broken, Detected, Format, Kind, Source, found, not_allowed, refused
+from .base import Broken, Detected, Format, Kind, Source, byte_at, found, not_allowed, refused
 
 __all__ = ["EBML", "FORMATS"]
 
@@ -23,7 +23,7 @@ _EBML_CLUSTER = 0x1F43B675
 
 def _vint(data: bytes, pos: int, *, marker: bool) -> tuple[int, int, bool]:
     """Read an EBML variable-size integer: value, length, whether it is 'unknown'."""
-    first = data[pos]
+    first = byte_at(data, pos)
     if first == 0:
         raise Broken("media.corrupt", f"expected an EBML number at offset {pos}, found 0x00")
     length = 9 - first.bit_length()

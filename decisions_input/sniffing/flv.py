@@ -1,7 +1,12 @@
-"""FLV: accepted when its header flags video or one of its first tags carries video."""
+"""FLV: accepted when its header flags video or one of its first tags carries video.
+
+Audio-only FLV is refused as ``mime.not_allowed``. The duration is the one the
+``onMetaData`` script tag states, as ffmpeg reads it.
+"""
 
 from __future__ import annotations
 
+import math
 import struct
 
 from .base import Broken, Detected, Format, Source, found, not_allowed
@@ -28,10 +33,20 @@ def _flv(src: Source) -> Detected:
     ev = {
         "container": "FLV",
         "tracks": tuple(k for k, f in (("video", has_video), ("audio", flags & 4)) if f),
+        "duration_s": _metadata_seconds(src.head),
     }
     if not has_video:
         return not_allowed("FLV (audio only)", "audio", **ev)
     return found("video/x-flv", "FLV", "FLV with video", **ev)
+
+
+def _metadata_seconds(head: bytes) -> float | None:
+    """The ``duration`` of the ``onMetaData`` script tag (an AMF0 number), if positive."""
+    at = head.find(b"\x00\x08duration\x00")  # the AMF0 key, then the number marker
+    if at < 0 or len(head) < at + 19:
+        return None
+    (seconds,) = struct.unpack_from(">d", head, at + 11)
+    return round(seconds, 3) if math.isfinite(seconds) and seconds > 0 else None
 
 
 FLV = Format("FLV", "video", lambda h: h[:4] == b"FLV\x01", _flv)

@@ -11,7 +11,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .base import Broken, Detected, Source, check_pixels, found, not_allowed
+from .base import Broken, Detected, Source, byte_at, check_pixels, found, not_allowed, unpack
 from .boxes import Box, boxes
 
 __all__ = ["heif"]
@@ -194,24 +194,20 @@ def _property(src: Source, prop: Box) -> tuple[str, int, int]:
 
 
 def _ipma(data: bytes, items: _Items) -> None:
-    version, flags = data[0], int.from_bytes(data[1:4], "big")
-    (count,) = struct.unpack_from(">I", data, 4)
+    version, flags = byte_at(data, 0), int.from_bytes(data[1:4], "big")
+    (count,) = unpack(">I", data, 4)
     pos = 8
     for _ in range(min(count, 4096)):
-        if version < 1:
-            (item,) = struct.unpack_from(">H", data, pos)
-            pos += 2
-        else:
-            (item,) = struct.unpack_from(">I", data, pos)
-            pos += 4
-        n = data[pos]
+        (item,) = unpack(">H" if version < 1 else ">I", data, pos)
+        pos += 2 if version < 1 else 4
+        n = byte_at(data, pos)
         pos += 1
         found = []
         for _ in range(n):
             if flags & 1:
-                found.append(struct.unpack_from(">H", data, pos)[0] & 0x7FFF)
+                found.append(unpack(">H", data, pos)[0] & 0x7FFF)
                 pos += 2
             else:
-                found.append(data[pos] & 0x7F)
+                found.append(byte_at(data, pos) & 0x7F)
                 pos += 1
         items.assoc[item] = found

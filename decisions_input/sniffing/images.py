@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import struct
 import warnings
+import zlib
+from dataclasses import dataclass
 
 from ..errors import SourceError
 from .base import (
@@ -20,6 +22,7 @@ from .base import (
     after_end,
     buffered,
     check_pixels,
+    damaged,
     earliest_polyglot_end,
     found,
     quiet_logger,
@@ -85,41 +88,81 @@ def _png(src: Source) -> Detected:
     if not (width and height):
         raise Broken("media.corrupt", "expected a PNG width and height above 0, found 0")
     check_pixels(width, height, src, "PNG")
-    end, animated = _png_end(src)
-    det = _image(src, "image/png", "PNG", "PNG", width, height, animated=animated or None)
-    return after_end(src, end, det)
+    walk = _png_walk(src)
+    det = _image(src, "image/png", "PNG", "PNG", width, height, animated=walk.animated or None)
+    if walk.end is None:
+        return damaged(
+            det,
+            "media.incomplete",
+            "expected an IEND chunk after the image data, found the end of the file; "
+            "decoders show the image",
+        )
+    return after_end(src, walk.end, det)
 
 
-def _png_end(src: Source) -> tuple[int, bool]:
-    """Walk the chunks to the end of IEND; fall back to the tail when the walk is long."""
-    off, animated = 8, False
-    for _ in range(src.limits.MAX_SNIFF_STEPS // 2):
-        src.step()
+@dataclass(slots=True)
+class _PngWalk:
+    end: int | None = None  # the end of IEND; None when the file ends after whole chunks
+    animated: bool = False
+    idat: bool = False
+
+
+def _png_walk(src: Source) -> _PngWalk:
+    """Walk the chunks whose headers lie in the head, then look for IEND in the tail.
+
+    A file that ends after a whole chunk, with image data but no IEND, is decoded by
+    ffmpeg: ``end`` is None then. A file cut inside a chunk (IEND's CRC included) is not
+    decoded by ffmpeg or libpng and is refused.
+    """
+    walk, off = _PngWalk(), 8
+    while off + 8 <= len(src.head):  # bounded by the head: no step counted
         header = src.at(off, 8)
         if len(header) < 8:
-            if src.partial:
-                return src.size, animated
-            raise Broken("media.truncated", f"expected a PNG chunk at offset {off}, found end")
+            return _png_cut(src, walk, off, off == src.size)
         length, ctype = struct.unpack(">I4s", header)
         if length > 0x7FFFFFFF or not ctype.isalpha():
             raise Broken("media.corrupt", f"expected a PNG chunk at offset {off}, found junk")
-        animated = animated or ctype == b"acTL"
+        walk.animated = walk.animated or ctype == b"acTL"
+        walk.idat = walk.idat or ctype == b"IDAT"
         off += 12 + length
-        if ctype == b"IEND":
-            if off > src.size and not src.partial:
-                raise Broken("media.truncated", "expected a whole IEND chunk, found its start")
-            return off, animated
-        if off > src.size:
-            if src.partial:
-                return src.size, animated
-            raise Broken("media.truncated", "expected an IEND chunk, the file ends inside a chunk")
+        if ctype == b"IEND" and off <= src.size:
+            walk.end = off
+            return walk
+        if off >= src.size:
+            return _png_cut(src, walk, off, off == src.size)
+    return _png_tail(src, walk)
+
+
+def _png_cut(src: Source, walk: _PngWalk, off: int, whole: bool) -> _PngWalk:
     if src.partial:
-        return src.size, animated
+        walk.end = src.size
+        return walk
+    if whole and walk.idat:
+        return walk
+    if whole:
+        raise Broken("media.truncated", "expected image data (IDAT) in the PNG, found none")
+    raise Broken("media.truncated", f"expected a whole PNG chunk up to {off}, found the end")
+
+
+def _png_tail(src: Source, walk: _PngWalk) -> _PngWalk:
+    """Past the head: IEND near the end, else a last IDAT chunk that ends the file whole."""
+    if src.partial:
+        walk.end = src.size
+        return walk
     start, tail = src.tail()
     pos = tail.rfind(_PNG_IEND)
-    if pos < 0:
-        raise Broken("media.truncated", "expected an IEND chunk near the end, found none")
-    return start + pos + len(_PNG_IEND), animated
+    if pos >= 0:
+        walk.end = start + pos + len(_PNG_IEND)
+        return walk
+    pos = tail.rfind(b"IDAT")
+    while pos >= 4:
+        (length,) = struct.unpack_from(">I", tail, pos - 4)
+        if start + pos + 8 + length == src.size:
+            body = tail[pos : pos + 4 + length]
+            if zlib.crc32(body) == int.from_bytes(tail[-4:], "big"):
+                return walk
+        pos = tail.rfind(b"IDAT", 0, pos)
+    raise Broken("media.truncated", "expected an IEND chunk near the end, found none")
 
 
 def _jpeg(src: Source) -> Detected:
@@ -146,9 +189,18 @@ def _jpeg(src: Source) -> Detected:
         raise Broken("media.corrupt", "expected a JPEG frame header (SOF) before the scan")
     width, height = size
     check_pixels(width, height, src, "JPEG")
+    if sos is not None and sos >= src.size and not src.partial:
+        raise Broken("media.truncated", "expected scan data after the JPEG scan header, found end")
     end = src.size if sos is None else _jpeg_end(src, sos)
     pil = None if sos is None else "JPEG"
     det = _image(src, "image/jpeg", "JPEG", pil, width, height, progressive=progressive)
+    if end is None:
+        return damaged(
+            det,
+            "media.incomplete",
+            "expected a JPEG end marker (EOI), found the end of the file; decoders show the "
+            "image with what is missing filled in",
+        )
     return after_end(src, end, det)
 
 
@@ -166,8 +218,11 @@ def _jpeg_marker(src: Source, off: int) -> tuple[int, int]:
     return data[i], off + i + 1
 
 
-def _jpeg_end(src: Source, sos: int) -> int:
-    """Find the end of the EOI marker: scan the head exactly, else look in the tail."""
+def _jpeg_end(src: Source, sos: int) -> int | None:
+    """Find the end of the EOI marker: scan the head exactly, else look in the tail.
+
+    None: the file has no EOI after its scan data (it was cut short).
+    """
     head = src.head
     pos = sos
     while True:
@@ -189,56 +244,97 @@ def _jpeg_end(src: Source, sos: int) -> int:
     if src.partial:
         return src.size
     if src.size <= len(head):
-        raise Broken("media.truncated", "expected a JPEG end marker (EOI), found the end")
+        return None
     start, tail = src.tail()
     cut = max(0, sos - start)
     found = tail.rfind(b"\xff\xd9", cut)
     if found < 0:
-        raise Broken("media.truncated", "expected a JPEG end marker (EOI) near the end")
+        return None
     return earliest_polyglot_end(tail, start, b"\xff\xd9", cut, "JPEG") or start + found + 2
 
 
 def _gif(src: Source) -> Detected:
     width, height, flags = struct.unpack("<HHB", src.need(6, 5))
     check_pixels(width, height, src, "GIF")
-    end = _gif_end(src, flags)
+    first = _gif_first_image(src, 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0))
+    end = _gif_end(src)
     det = _image(src, "image/gif", "GIF", "GIF", width, height)
-    return after_end(src, end, det)
+    if end is not None:
+        return after_end(src, end, det)
+    whole = _gif_data_end(src, first)
+    if whole is None:
+        raise Broken(
+            "media.truncated", "expected the first GIF image's data whole, the file ends inside it"
+        )
+    return damaged(
+        det,
+        "media.incomplete",
+        "expected the GIF trailer (0x3B) at the end, found none; decoders show the images "
+        "that are whole",
+    )
 
 
-def _gif_end(src: Source, flags: int) -> int:
+def _gif_first_image(src: Source, pos: int) -> int:
+    """Return where the first image's data sub-blocks start, skipping the extensions."""
+    while True:
+        src.step()
+        intro = src.need(pos, 1)[0]
+        if intro == 0x2C:
+            packed = src.need(pos + 9, 1)[0]
+            pos += 10 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0)
+            src.need(pos, 2)  # LZW minimum code size, the first sub-block's size
+            return pos + 1
+        if intro == 0x3B:
+            raise Broken("media.corrupt", "expected an image in the GIF, found the trailer")
+        if intro != 0x21:
+            raise Broken("media.corrupt", f"expected a GIF block at offset {pos}, found {intro}")
+        after = _gif_sub_blocks(src, pos + 2)
+        if after is None or after > src.size:
+            raise Broken("media.truncated", "expected the GIF's first image, found the end")
+        pos = after
+
+
+def _gif_end(src: Source) -> int | None:
+    """Return the end of the trailer, or None when the file does not end with one."""
     if src.partial:
         return src.size
-    if src.size <= len(src.head):
-        return _gif_walk(src.head, flags)
     start, tail = src.tail()
     stripped = tail.rstrip(b"\x00")
     if stripped.endswith(b"\x00;"):
         return start + len(stripped)
-    end = earliest_polyglot_end(tail, start, b"\x00;", 0, "GIF")
-    if end:
-        return end
-    raise Broken("media.truncated", "expected the GIF trailer (0x3B) at the end, found none")
+    return earliest_polyglot_end(tail, start, b"\x00;", 0, "GIF") or None
 
 
-def _gif_walk(data: bytes, flags: int) -> int:
-    pos = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
+def _gif_data_end(src: Source, pos: int) -> int | None:
+    """Walk the first image's data sub-blocks: their end, or None when one is cut.
+
+    ffmpeg decodes a GIF cut after a whole sub-block of the first image (the part there
+    is), but not one cut inside a sub-block; Pillow and ImageMagick decode neither.
+    """
+    end = _gif_sub_blocks(src, pos)
+    if end is None:
+        return src.size
+    return end if end <= src.size else None
+
+
+def _gif_sub_blocks(src: Source, pos: int) -> int | None:
+    """Return the offset after the sub-blocks from ``pos`` and their terminator.
+
+    None when the file ends exactly after a whole sub-block, before the terminator; an
+    offset past the end of the file when it ends inside a sub-block.
+    """
+    window_at, window = pos, b""
+    first = pos
     while True:
-        if pos >= len(data):
-            raise Broken("media.truncated", "expected the GIF trailer (0x3B), found the end")
-        intro = data[pos]
-        if intro == 0x3B:
+        if pos - window_at >= len(window):
+            src.step()
+            window_at, window = pos, src.at(pos, src.limits.SNIFF_BYTES)
+            if not window:
+                return None if pos > first and pos == src.size else pos + 1
+        count = window[pos - window_at]
+        if count == 0:
             return pos + 1
-        if intro == 0x21:
-            pos += 2
-        elif intro == 0x2C:
-            packed = data[pos + 9] if pos + 9 < len(data) else 0
-            pos += 10 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0) + 1
-        else:
-            raise Broken("media.corrupt", f"expected a GIF block at offset {pos}, found {intro}")
-        while pos < len(data) and data[pos]:
-            pos += data[pos] + 1
-        pos += 1
+        pos += count + 1
 
 
 def _bmp(src: Source) -> Detected | None:
@@ -249,14 +345,38 @@ def _bmp(src: Source) -> Detected | None:
     if dib not in (12, 16, 40, 52, 56, 64, 108, 124) or data_off < 14 + dib:
         return None
     if dib == 12:
-        width, height = struct.unpack_from("<HH", head, 18)
+        width, height, _planes, bits = struct.unpack("<HHHH", src.need(18, 8))
+        compression = stated = 0
     else:
-        width, height = struct.unpack_from("<ii", src.need(18, 8))
+        width, height, _planes, bits, compression, stated = struct.unpack(
+            "<iiHHII", src.need(18, 20)
+        )
     width, height = abs(width), abs(height)
-    if not src.partial and (file_size > src.size or data_off > src.size):
-        raise Broken("media.truncated", f"expected {file_size} BMP bytes, found {src.size}")
+    if not src.partial:
+        if file_size > src.size or data_off > src.size:
+            raise Broken("media.truncated", f"expected {file_size} BMP bytes, found {src.size}")
+        _bmp_pixels_present(src, data_off, (width, height, bits), compression, stated)
     det = _image(src, "image/bmp", "BMP", "BMP", width, height)
     return after_end(src, file_size, det) if file_size >= data_off else det
+
+
+def _bmp_pixels_present(
+    src: Source, data_off: int, shape: tuple[int, int, int], compression: int, stated: int
+) -> None:
+    """Refuse a BMP whose pixel data, as its header states it, runs past the end of the file.
+
+    Uncompressed rows (``BI_RGB``, ``BI_BITFIELDS``) are padded to 4 bytes; compressed data
+    has the size the header states (``biSizeImage``). ffmpeg, ImageMagick and Pillow all
+    refuse a BMP whose pixel data is cut short.
+    """
+    width, height, bits = shape
+    need = (bits * width + 31) // 32 * 4 * height if compression in (0, 3, 6) else stated
+    if data_off + need > src.size:
+        raise Broken(
+            "media.truncated",
+            f"expected {need} bytes of pixel data from offset {data_off}, found "
+            f"{max(0, src.size - data_off)}",
+        )
 
 
 def _tiff(src: Source) -> Detected:
@@ -268,7 +388,7 @@ def _tiff(src: Source) -> Detected:
     else:
         (ifd,) = struct.unpack(endian + "I", src.need(4, 4))
     tags, next_ifd = _tiff_ifd(src, ifd, endian, big)
-    width, height = tags.get(256, (0,))[0], tags.get(257, (0,))[0]
+    width, height = (tags.get(256) or (0,))[0], (tags.get(257) or (0,))[0]
     if not (width and height):
         raise Broken("media.corrupt", f"expected ImageWidth and ImageLength in the {fmt} IFD")
     check_pixels(width, height, src, fmt)

@@ -6,7 +6,6 @@ tracks, ``meta`` holds a HEIF image's items (read by :mod:`.heif`).
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -18,13 +17,23 @@ from .base import (
     Kind,
     Source,
     after_end,
+    damaged,
     foreign,
     found,
     not_allowed,
     refused,
 )
-from .boxes import Box, box_path, boxes, child
+from .boxes import Box, boxes
 from .heif import heif
+from .movie import (
+    Fragments,
+    Track,
+    fragment_defaults,
+    fragments_end,
+    movie_seconds,
+    read_moof,
+    tracks,
+)
 
 __all__ = ["FORMATS", "ISOBMFF"]
 
@@ -59,8 +68,10 @@ class _Layout:
     brands: tuple[str, ...] = ()
     moov: Box | None = None
     meta: Box | None = None
-    cut: str | None = None
+    moof: Box | None = None  # the first fragment
+    cut: str | None = None  # a box runs past the end of the file
     end: int = 0
+    jumped: bool = False  # the walk stopped at the first fragment
 
 
 def _isobmff(src: Source) -> Detected:
@@ -86,17 +97,19 @@ def _isobmff(src: Source) -> Detected:
             brands=lay.brands,
             partial=True,
         )
-    if lay.moov is None:
+    if lay.moov is None or (lay.cut is not None and lay.moov.end > src.size):
         reason = lay.cut or "expected a moov box (the index), found none"
         raise Broken("media.truncated", reason, fmt, "video")
-    det = _movie(src, lay.moov, major, fmt, lay.brands)
-    if lay.cut is not None and det.mime is not None and not src.partial:
-        return refused("media.truncated", det.format, lay.cut, det.kind, **det.evidence)
-    return after_end(src, lay.end, det)
+    return _movie(src, lay, major, fmt)
 
 
 def _bmff_layout(src: Source) -> _Layout:
-    """Walk the top-level boxes. Bytes after the last good box are left to :func:`after_end`."""
+    """Walk the top-level boxes up to the first fragment of a fragmented movie.
+
+    Bytes after the last good box are left to :func:`after_end`. A fragmented movie has
+    a ``moof`` and an ``mdat`` per fragment; once ``moov`` (with ``mvex``) and the first
+    ``moof`` are seen, the rest is read from the end of the file.
+    """
     lay = _Layout()
     walk = boxes(src, 0, src.size)
     while True:
@@ -115,17 +128,26 @@ def _bmff_layout(src: Source) -> _Layout:
             if not lay.end:
                 raise Broken("media.corrupt", f"expected a box type at offset {box.start}")
             break
-        if box.type == "ftyp" and not lay.brands:
-            lay.brands = _brands(src, box)
-        elif box.type == "moov" and lay.moov is None:
-            lay.moov = box
-        elif box.type == "meta" and lay.meta is None:
-            lay.meta = box
-        lay.end = box.end
+        _note(src, lay, box)
+        if lay.moof is not None and lay.moov is not None and not src.partial:
+            lay.jumped = True
+            break
         if box.end > src.size:
             lay.cut = f"expected {box.end} bytes for the {box.type!r} box, found {src.size}"
             break
     return lay
+
+
+def _note(src: Source, lay: _Layout, box: Box) -> None:
+    if box.type == "ftyp" and not lay.brands:
+        lay.brands = _brands(src, box)
+    elif box.type == "moov" and lay.moov is None:
+        lay.moov = box
+    elif box.type == "meta" and lay.meta is None:
+        lay.meta = box
+    elif box.type == "moof" and lay.moof is None:
+        lay.moof = box
+    lay.end = box.end
 
 
 def _brands(src: Source, box: Box) -> tuple[str, ...]:
@@ -146,44 +168,85 @@ def _bmff_name(major: str) -> str:
     return "MP4"
 
 
-@dataclass(frozen=True, slots=True)
-class _Track:
-    handler: str
-    codec: str
-    width: int = 0
-    height: int = 0
-    sample_rate: int = 0
-    channels: int = 0
-
-
-def _movie(src: Source, moov: Box, major: str, fmt: str, brands: tuple[str, ...]) -> Detected:
-    tracks = [t for t in _tracks(src, moov) if t.handler in ("vide", "soun")]
-    video = [t for t in tracks if t.handler == "vide"]
-    audio = [t for t in tracks if t.handler == "soun"]
+def _movie(src: Source, lay: _Layout, major: str, fmt: str) -> Detected:
+    assert lay.moov is not None
+    found_tracks = [t for t in tracks(src, lay.moov) if t.handler in ("vide", "soun")]
+    video = [t for t in found_tracks if t.handler == "vide"]
+    audio = [t for t in found_tracks if t.handler == "soun"]
+    frags = fragment_defaults(src, lay.moov)
     ev: dict[str, object] = {
         "container": "ISO BMFF",
         "brand": major,
-        "brands": brands,
-        "tracks": tuple("video" if t.handler == "vide" else "audio" for t in tracks),
-        "codecs": tuple(t.codec for t in tracks),
-        "duration_s": _mvhd_duration(src, moov),
+        "brands": lay.brands,
+        "tracks": tuple("video" if t.handler == "vide" else "audio" for t in found_tracks),
+        "codecs": tuple(t.codec for t in found_tracks),
+        "fragmented": True if frags is not None else None,
     }
     if video:
         ev.update(width=video[0].width, height=video[0].height)
     if audio:
         ev.update(sample_rate=audio[0].sample_rate, channels=audio[0].channels)
-    if not tracks:
-        return refused(
-            "media.no_tracks",
-            fmt,
-            f"expected an audio or video track in {fmt}, found none",
-            None,
-            **ev,
-        )
+    if not found_tracks:
+        reason = f"expected an audio or video track in {fmt}, found none"
+        return refused("media.no_tracks", fmt, reason, None, **ev)
+    end, seconds = _samples(src, lay, found_tracks, frags)
+    ev["duration_s"] = seconds
     mime = _movie_mime(major, bool(video))
-    return found(
-        mime, fmt if mime != "audio/m4a" else "M4A", _movie_reason(fmt, video, audio), **ev
-    )
+    det = found(mime, fmt if mime != "audio/m4a" else "M4A", _movie_reason(fmt, video, audio), **ev)
+    if lay.cut is not None or end > src.size:
+        return damaged(
+            det,
+            "media.incomplete",
+            f"{lay.cut or f'expected {end} bytes for the last fragment, found {src.size}'}; "
+            "decoders play the samples there are",
+        )
+    return after_end(src, end, det)
+
+
+def _samples(
+    src: Source, lay: _Layout, found_tracks: list[Track], frags: Fragments | None
+) -> tuple[int, float | None]:
+    """Check that there is something to decode; return where the movie ends, its seconds.
+
+    Refuses a movie whose tracks hold no samples (an initialization segment: ffmpeg finds
+    nothing to decode) and one cut before its first sample's data.
+    """
+    assert lay.moov is not None
+    seconds = movie_seconds(src, lay.moov)
+    if lay.moof is None or frags is None:
+        if not any(t.samples for t in found_tracks):
+            raise Broken(
+                "media.no_samples",
+                "expected media samples in the tracks, found none (an initialization segment "
+                "without its fragments)",
+            )
+        starts = [t.first_chunk for t in found_tracks if t.first_chunk is not None]
+        if starts and min(starts) >= src.size and not src.partial:
+            raise Broken(
+                "media.truncated", f"expected sample data at offset {min(starts)}, found the end"
+            )
+        return lay.end, seconds
+    if src.partial:
+        return src.size, seconds or frags.seconds
+    last, end = fragments_end(src, lay.moof)
+    if seconds is None:
+        seconds = frags.seconds or _fragment_seconds(src, lay.moof, last, frags, found_tracks)
+    return (end if end is not None else src.size), seconds
+
+
+def _fragment_seconds(
+    src: Source, first: Box, last: Box | None, frags: Fragments, found_tracks: list[Track]
+) -> float | None:
+    """The span from the first fragment's decode time to the last one's end, per track."""
+    if last is None:
+        return None
+    begin, end = read_moof(src, first, frags), read_moof(src, last, frags)
+    scales = {t.track_id: t.timescale for t in found_tracks}
+    # A track missing from the first fragment starts with the movie, at 0.
+    spans = [
+        (end[tid][1] - begin.get(tid, (0, 0, 0))[0]) / scales[tid] for tid in end if scales.get(tid)
+    ]
+    return round(max(spans), 3) if spans and max(spans) > 0 else None
 
 
 def _movie_mime(major: str, has_video: bool) -> str:
@@ -196,51 +259,8 @@ def _movie_mime(major: str, has_video: bool) -> str:
     return "video/mp4"
 
 
-def _movie_reason(fmt: str, video: list[_Track], audio: list[_Track]) -> str:
+def _movie_reason(fmt: str, video: list[Track], audio: list[Track]) -> str:
     return f"{fmt} with {len(video)} video and {len(audio)} audio track(s)"
-
-
-def _tracks(src: Source, moov: Box) -> list[_Track]:
-    tracks: list[_Track] = []
-    for box in boxes(src, moov.body, min(moov.end, src.size)):
-        if box.type == "trak" and len(tracks) < 64:
-            mdia = child(src, box, "mdia")
-            hdlr = child(src, mdia, "hdlr")
-            if hdlr is None:
-                continue
-            handler = src.need(hdlr.body + 8, 4).decode("latin-1")
-            stsd = box_path(src, mdia, "minf", "stbl", "stsd")
-            tracks.append(_sample_entry(src, handler, stsd))
-    return tracks
-
-
-def _sample_entry(src: Source, handler: str, stsd: Box | None) -> _Track:
-    if stsd is None or stsd.end - stsd.body < 16:
-        return _Track(handler, "")
-    entry = src.at(stsd.body + 8, 40)
-    codec = entry[4:8].decode("latin-1") if len(entry) >= 8 else ""
-    if handler == "vide" and len(entry) >= 36:
-        width, height = struct.unpack_from(">HH", entry, 32)
-        return _Track(handler, codec, width=width, height=height)
-    if handler == "soun" and len(entry) >= 36:
-        (channels,) = struct.unpack_from(">H", entry, 24)
-        (rate,) = struct.unpack_from(">I", entry, 32)
-        return _Track(handler, codec, sample_rate=rate >> 16, channels=channels)
-    return _Track(handler, codec)
-
-
-def _mvhd_duration(src: Source, moov: Box) -> float | None:
-    mvhd = child(src, moov, "mvhd")
-    if mvhd is None:
-        return None
-    data = src.at(mvhd.body, 32)
-    if len(data) < 32:
-        return None
-    if data[0] == 1:
-        scale, duration = struct.unpack_from(">IQ", data, 20)
-    else:
-        scale, duration = struct.unpack_from(">II", data, 12)
-    return round(duration / scale, 3) if scale else None
 
 
 ISOBMFF = Format("ISO BMFF", None, _is_bmff, _isobmff)

@@ -9,102 +9,27 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
+from collections.abc import Callable
 
 from .base import Broken, Detected, Format, Source, found, not_allowed, refused, with_evidence
+from .frames import (
+    MPEG_BITRATES,
+    Frame,
+    Walk,
+    ac3_frame,
+    adts_frame,
+    mpeg_frame,
+    mpeg_length,
+    walk_frames,
+)
 from .ogg import flac
 
 __all__ = ["AC3", "FORMATS", "ID3", "MPEG_AUDIO"]
 
 
-_MPEG_BITRATES: Mapping[tuple[int, int], tuple[int, ...]] = MappingProxyType(
-    {
-        (1, 1): (0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448),
-        (1, 2): (0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384),
-        (1, 3): (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320),
-        (2, 1): (0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256),
-        (2, 2): (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160),
-        (2, 3): (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160),
-    }
-)
-_MPEG_RATES = {1: (44100, 48000, 32000), 2: (22050, 24000, 16000), 25: (11025, 12000, 8000)}
-_ADTS_RATES = (
-    96000,
-    88200,
-    64000,
-    48000,
-    44100,
-    32000,
-    24000,
-    22050,
-    16000,
-    12000,
-    11025,
-    8000,
-    7350,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class _Frame:
-    stream: tuple[int, ...]  # fields that stay the same from frame to frame
-    length: int
-    sample_rate: int
-    channels: int
-    samples: int
-    bitrate: int = 0
-
-
-def _mpeg_frame(h: bytes) -> _Frame | None:
-    if len(h) < 4 or h[0] != 0xFF or h[1] & 0xE0 != 0xE0:
-        return None
-    version = {0: 25, 2: 2, 3: 1}.get((h[1] >> 3) & 3)
-    layer = {1: 3, 2: 2, 3: 1}.get((h[1] >> 1) & 3)
-    bitrate_index, rate_index = h[2] >> 4, (h[2] >> 2) & 3
-    if (
-        version is None
-        or layer is None
-        or bitrate_index in (0, 15)
-        or rate_index == 3
-        or h[3] & 3 == 2
-    ):
-        return None
-    bitrate = _MPEG_BITRATES[(1 if version == 1 else 2, layer)][bitrate_index] * 1000
-    rate = _MPEG_RATES[version][rate_index]
-    length, samples = _mpeg_length(version, layer, bitrate, rate, (h[2] >> 1) & 1)
-    channels = 1 if h[3] >> 6 == 3 else 2
-    return _Frame((version, layer, rate_index), length, rate, channels, samples, bitrate)
-
-
-def _mpeg_length(version: int, layer: int, bitrate: int, rate: int, pad: int) -> tuple[int, int]:
-    """Return the bytes and samples of one MPEG audio frame."""
-    if layer == 1:
-        return (12 * bitrate // rate + pad) * 4, 384
-    if layer == 3 and version != 1:
-        return 72 * bitrate // rate + pad, 576
-    return 144 * bitrate // rate + pad, 1152
-
-
-def _adts_frame(h: bytes) -> _Frame | None:
-    if len(h) < 7 or h[0] != 0xFF or h[1] & 0xF6 != 0xF0:
-        return None
-    profile, rate_index = h[2] >> 6, (h[2] >> 2) & 0xF
-    channels = ((h[2] & 1) << 2) | (h[3] >> 6)
-    length = ((h[3] & 3) << 11) | (h[4] << 3) | (h[5] >> 5)
-    header = 7 if h[1] & 1 else 9
-    if rate_index >= len(_ADTS_RATES) or length < header:
-        return None
-    blocks = (h[6] & 3) + 1
-    return _Frame(
-        (profile, rate_index, channels), length, _ADTS_RATES[rate_index], channels, 1024 * blocks
-    )
-
-
-def _chain(src: Source, start: int, parse: Callable[[bytes], _Frame | None]) -> list[_Frame]:
+def _chain(src: Source, start: int, parse: Callable[[bytes], Frame | None]) -> list[Frame]:
     """Follow consecutive frame headers from ``start``; return the frames when they chain."""
-    frames: list[_Frame] = []
+    frames: list[Frame] = []
     off = start
     while len(frames) < 3:
         src.step()
@@ -143,38 +68,22 @@ def _mpeg_audio(src: Source) -> Detected | None:
         skip = match.start()
         header = window[skip : skip + 10]
         at = start + skip
-        if _mpeg_frame(header) is not None:
-            frames = _chain(src, at, _mpeg_frame)
+        if mpeg_frame(header) is not None:
+            frames = _chain(src, at, mpeg_frame)
             if frames:
                 return with_evidence(_mp3_verdict(src, at, frames[0]), junk_bytes=skip or None)
-        elif _adts_frame(header) is not None:
-            frames = _chain(src, at, _adts_frame)
+        elif adts_frame(header) is not None:
+            frames = _chain(src, at, adts_frame)
             if frames:
                 return with_evidence(_adts_verdict(src, at, frames), junk_bytes=skip or None)
     return None
 
 
-def _mp3_verdict(src: Source, start: int, frame: _Frame) -> Detected:
+def _mp3_verdict(src: Source, start: int, frame: Frame) -> Detected:
     version, layer, _ = frame.stream
-    side = (
-        (32 if frame.channels == 2 else 17) if version == 1 else (17 if frame.channels == 2 else 9)
-    )
-    xing = src.at(start + 4 + side, 12)
-    duration: float | None = (src.size - start) * 8 / frame.bitrate
-    estimated: bool | None = True  # a constant bit rate assumed, unless a frame count says
-    if xing[:4] in (b"Xing", b"Info") and len(xing) == 12 and xing[7] & 1:
-        estimated = None
-        (count,) = struct.unpack_from(">I", xing, 8)
-        # The frame count is capped by the frames of the lowest bit rate the bytes can hold.
-        lowest = _MPEG_BITRATES[(1 if version == 1 else 2, layer)][1] * 1000
-        smallest = _mpeg_length(version, layer, lowest, frame.sample_rate, 0)[0]
-        most = (src.size - start) // smallest + 1
-        if count > most and src.partial:
-            duration = None
-        else:
-            duration = min(count, most) * frame.samples / frame.sample_rate
     name = "MP3" if layer == 3 else f"MPEG audio layer {'I' * layer}"
     label = {1: "1", 2: "2", 25: "2.5"}[version]
+    seconds, span, estimated = _mp3_seconds(src, start, frame)
     return found(
         "audio/mpeg",
         name,
@@ -182,15 +91,145 @@ def _mp3_verdict(src: Source, start: int, frame: _Frame) -> Detected:
         container="MPEG audio",
         sample_rate=frame.sample_rate,
         channels=frame.channels,
-        duration_s=None if duration is None else round(duration, 3),
-        duration_estimated=estimated,
+        duration_s=None if seconds is None else round(seconds, 3),
+        duration_estimated=True if estimated else None,
+        duration_range_s=None if span is None else (round(span[0], 3), round(span[1], 3)),
     )
 
 
-def _adts_verdict(src: Source, start: int, frames: list[_Frame]) -> Detected:
+_MAX_JOINED = 16  # streams joined end to end whose info frames are read
+
+
+def _mp3_seconds(
+    src: Source, start: int, first: Frame
+) -> tuple[float | None, tuple[float, float] | None, bool]:
+    """Return (seconds, a stated range instead, whether the seconds are estimated).
+
+    Info frames (Xing, Info, VBRI) count the frames of their stream; when their byte
+    count ends before the audio does, another stream was joined on (``cat a.mp3 b.mp3``)
+    and its own info frame, or its frames, count too. Frames no info frame counts are
+    counted one by one within the walk bound; past it they are estimated from the bit
+    rates seen: one bit rate gives an estimate, several a stated range.
+    """
+    rate, stop = first.sample_rate, _audio_end(src)
+    samples, pos = 0, start
+    for _ in range(_MAX_JOINED):
+        frame = mpeg_frame(src.at(pos, 10))
+        info = _info(src, pos, frame, stop) if frame and frame.stream == first.stream else None
+        if info is None:
+            break
+        count, length = info
+        samples += count * first.samples
+        if length is None or pos + length >= stop - 2 * first.length:
+            return samples / rate, None, False
+        pos = _past_tags(src, pos + length)
+    if src.partial:
+        return (samples / rate if samples else None), None, False
+    walk = _walk_joined(src, pos, stop, first.stream)
+    samples += walk.samples
+    if walk.finished or walk.end - pos < src.limits.MAX_FRAME_WALK_BYTES:
+        return samples / rate, None, False
+    rates = walk.rates | _tail_rates(src, stop, first.stream)
+    rest_bits = (stop - walk.end) * 8
+    low, high = samples / rate + rest_bits / max(rates), samples / rate + rest_bits / min(rates)
+    if low == high:
+        return low, None, True  # one bit rate throughout what was seen: constant, estimated
+    return None, (low, high), False
+
+
+def _info(src: Source, at: int, frame: Frame, stop: int) -> tuple[int, int | None] | None:
+    """Read a Xing, Info or VBRI header: (frames, bytes of the stream or None)."""
+    version, layer, _ = frame.stream
+    side = (
+        (32 if frame.channels == 2 else 17) if version == 1 else (17 if frame.channels == 2 else 9)
+    )
+    xing = src.at(at + 4 + side, 16)
+    if xing[:4] in (b"Xing", b"Info") and len(xing) == 16 and xing[7] & 1:
+        (count,) = struct.unpack_from(">I", xing, 8)
+        length = struct.unpack_from(">I", xing, 12)[0] if xing[7] & 2 else None
+    else:
+        vbri = src.at(at + 36, 18)
+        if vbri[:4] != b"VBRI" or len(vbri) < 18:
+            return None
+        length, count = struct.unpack_from(">II", vbri, 10)
+    # The frame count is capped by the frames of the lowest bit rate the bytes can hold.
+    lowest = MPEG_BITRATES[(1 if version == 1 else 2, layer)][1] * 1000
+    smallest = mpeg_length(version, layer, lowest, frame.sample_rate, 0)[0]
+    most = (max(0, stop - at) // smallest + 1) if not src.partial else count
+    return min(count, most), length if length and length > frame.length else None
+
+
+def _audio_end(src: Source) -> int:
+    """Where the audio frames end: before an ID3v1 tag and an APEv2 tag at the end."""
+    end = src.size
+    if end >= 128 and src.at(end - 128, 3) == b"TAG":
+        end -= 128
+    footer = src.at(end - 32, 32) if end >= 32 else b""
+    if footer[:8] == b"APETAGEX":
+        size, _items, flags = struct.unpack_from("<III", footer, 12)
+        end -= size + (32 if flags & 0x80000000 else 0)
+    return max(end, 0)
+
+
+def _past_tags(src: Source, pos: int) -> int:
+    """Skip ID3v2 tags at ``pos`` (files joined with their tags)."""
+    for _ in range(4):
+        header = src.at(pos, 10)
+        if header[:3] != b"ID3" or len(header) < 10 or any(b & 0x80 for b in header[6:10]):
+            return pos
+        raw = header[6:10]
+        pos += 10 + ((raw[0] << 21) | (raw[1] << 14) | (raw[2] << 7) | raw[3])
+        pos += 10 if header[5] & 0x10 else 0
+    return pos
+
+
+def _walk_joined(src: Source, pos: int, stop: int, stream: tuple[int, ...]) -> Walk:
+    """Walk frames from ``pos``, past ID3v2 tags between joined files, within the bound."""
+    total = walk_frames(src, pos, stop, mpeg_frame, stream)
+    for _ in range(_MAX_JOINED):
+        if total.finished or total.end - pos >= src.limits.MAX_FRAME_WALK_BYTES:
+            break
+        after = _past_tags(src, total.end)
+        if after == total.end:
+            break
+        more = walk_frames(src, after, stop, mpeg_frame, stream)
+        total = Walk(
+            more.end,
+            total.samples + more.samples,
+            total.frames + more.frames,
+            total.rates | more.rates,
+            more.finished,
+        )
+    return total
+
+
+def _tail_rates(src: Source, stop: int, stream: tuple[int, ...]) -> set[int]:
+    """The bit rates of the chained frames in the last window before ``stop``."""
+    start = max(0, stop - src.limits.SNIFF_BYTES)
+    window = src.at(start, stop - start)
+    for match in _SYNC.finditer(window):
+        at = match.start()
+        frames = []
+        while at + 10 <= len(window):
+            frame = mpeg_frame(window[at : at + 10])
+            if frame is None or frame.stream != stream:
+                break
+            frames.append(frame.bitrate)
+            at += frame.length
+        if len(frames) >= 3:
+            return set(frames)
+    return set()
+
+
+def _adts_verdict(src: Source, start: int, frames: list[Frame]) -> Detected:
     first = frames[0]
-    mean = sum(f.length for f in frames) / len(frames)
-    duration = (src.size - start) / mean * first.samples / first.sample_rate
+    walk = walk_frames(src, start, src.size, adts_frame, first.stream)
+    seconds = walk.seconds(first.sample_rate)
+    estimated = not walk.finished
+    if estimated and walk.frames:
+        # Past the walk, at the mean frame size seen: a variable bit rate makes it a guess.
+        per_byte = seconds / max(1, walk.end - start)
+        seconds += (src.size - walk.end) * per_byte
     return found(
         "audio/aac",
         "AAC (ADTS)",
@@ -198,40 +237,13 @@ def _adts_verdict(src: Source, start: int, frames: list[_Frame]) -> Detected:
         container="ADTS",
         sample_rate=first.sample_rate,
         channels=first.channels or None,
-        duration_s=round(duration, 3),
-        # From the mean size of the first frames: a variable bit rate makes it a guess.
-        duration_estimated=True,
+        duration_s=round(seconds, 3) if seconds else None,
+        duration_estimated=True if estimated else None,
     )
 
 
-_AC3_KBPS = (
-    *(32, 40, 48, 56, 64, 80, 96, 112, 128, 160),
-    *(192, 224, 256, 320, 384, 448, 512, 576, 640),
-)  # kbit/s by half the frame size code
-_AC3_RATES = (48000, 44100, 32000)
-
-
-def _ac3_frame(h: bytes) -> _Frame | None:
-    """Parse an AC-3 or E-AC-3 sync frame header (sync word 0x0B77)."""
-    if len(h) < 6 or h[:2] != b"\x0b\x77":
-        return None
-    fscod, bsid = h[4] >> 6, h[5] >> 3
-    if bsid <= 10:  # AC-3: frame size from the bit rate code and the sample rate
-        code = h[4] & 0x3F
-        if fscod == 3 or code > 37:
-            return None
-        kbps = _AC3_KBPS[code >> 1]
-        words = (2 * kbps, kbps * 320 // 147 + (code & 1), 3 * kbps)[fscod]
-        return _Frame((fscod, bsid), 2 * words, _AC3_RATES[fscod], 0, 1536)
-    if bsid <= 16:  # E-AC-3: the frame size is in the header
-        words = (((h[2] & 7) << 8) | h[3]) + 1
-        rate = _AC3_RATES[fscod] if fscod < 3 else _AC3_RATES[(h[4] >> 4) & 3] // 2
-        return _Frame((fscod, bsid), 2 * words, rate, 0, 1536)
-    return None
-
-
 def _ac3(src: Source) -> Detected | None:
-    frames = _chain(src, 0, _ac3_frame)
+    frames = _chain(src, 0, ac3_frame)
     if not frames:
         return None
     name = "E-AC-3" if frames[0].stream[1] > 10 else "AC-3"

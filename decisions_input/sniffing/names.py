@@ -73,5 +73,6 @@ def settle(det: Detected, limits: Limits) -> Detected:
         det,
         mime=None,
         code="mime.not_allowed",
+        warnings=(),
         reason=f"expected a type this target accepts, found {det.format} ({det.mime})",
     )

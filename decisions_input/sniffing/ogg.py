@@ -1,4 +1,11 @@
-"""Xiph formats: Ogg (Vorbis, Opus, FLAC, Speex; video codecs refused) and native FLAC."""
+"""Xiph formats: Ogg (Vorbis, Opus, FLAC, Speex; video codecs refused) and native FLAC.
+
+An Ogg file is read at its start (the beginning-of-stream pages name the codecs) and at
+its end: the last page of the audio stream carries its granule position, the samples up
+to there, so a long file costs what a short one does. Ogg audio is ``audio/ogg`` whatever
+its codec; a declared ``audio/opus`` matches only when every logical stream is Opus. Ogg
+video (Theora, VP8, Dirac) is refused.
+"""
 
 from __future__ import annotations
 
@@ -79,13 +86,17 @@ def _ogg_audio_header(codec: str, first: bytes) -> tuple[int | None, int | None,
     if codec == "vorbis" and len(first) >= 16:
         channels, rate = struct.unpack_from("<BI", first, 11)
         return rate, channels, 0
+    if codec == "flac" and len(first) >= 30 and first[9:13] == b"fLaC":
+        # The Ogg FLAC mapping header, then STREAMINFO: 20 bits of rate, 3 of channels.
+        bits = int.from_bytes(first[27:30], "big")
+        return bits >> 4, ((bits >> 1) & 7) + 1, 0
     return None, None, 0
 
 
 def _ogg_duration(
     src: Source, serial: int, codec: str, rate: int | None, pre_skip: int
 ) -> float | None:
-    if codec not in ("opus", "vorbis"):
+    if codec not in ("opus", "vorbis", "flac"):
         return None
     start, tail = src.tail()
     pos = tail.rfind(b"OggS")

@@ -61,6 +61,15 @@ _OTHER_SIGNATURES: tuple[tuple[int, bytes, str, Kind | None], ...] = (
     (0, b"\x00asm", "WebAssembly", None),
     (0, b"wOFF", "WOFF font", None),
     (0, b"wOF2", "WOFF2 font", None),
+    (0, b"DKIF", "IVF video", "video"),
+    (0, b"YUV4MPEG2 ", "Y4M video", "video"),
+    (0, b"\x06\x0e\x2b\x34\x02\x05\x01\x01\x0d\x01\x02\x01\x01", "MXF", "video"),
+    (0, b"\x1f\x07\x00\x3f", "DV video", "video"),  # a DIF header block, 525/60
+    (0, b"\x1f\x07\x00\xbf", "DV video", "video"),  # a DIF header block, 625/50
+    (0, b"\x7f\xfe\x80\x01", "DTS audio", "audio"),  # core sync word, 16-bit words
+    (0, b"\xfe\x7f\x01\x80", "DTS audio", "audio"),  # the same, little-endian words
+    (0, b"\x1f\xff\xe8\x00", "DTS audio", "audio"),  # 14-bit words
+    (0, b"\xff\x1f\x00\xe8", "DTS audio", "audio"),
 )
 
 
@@ -80,6 +89,8 @@ def _other_signature(src: Source) -> Detected | None:
     video = _annex_b(head)
     if video is not None:
         return not_allowed(video, "video", container="none")
+    if _pcx(head):
+        return not_allowed("PCX", "image")
     netpbm = _netpbm(head)
     if netpbm is not None:
         name, width, height = netpbm
@@ -106,6 +117,19 @@ def _annex_b(head: bytes) -> str | None:
 
 _NETPBM = {b"1": "PBM", b"2": "PGM", b"3": "PPM", b"4": "PBM", b"5": "PGM", b"6": "PPM"}
 _NETPBM_TOKEN = re.compile(rb"(?:\s|#[^\n]*\n)+([0-9]{1,9})")
+
+
+def _pcx(head: bytes) -> bool:
+    """A PCX header: manufacturer 10, a known version, RLE, bits, reserved 0, planes."""
+    return (
+        len(head) >= 128
+        and head[0] == 0x0A
+        and head[1] in (0, 2, 3, 4, 5)
+        and head[2] == 1
+        and head[3] in (1, 2, 4, 8)
+        and head[64] == 0
+        and head[65] in (1, 3, 4)
+    )
 
 
 def _netpbm(head: bytes) -> tuple[str, int, int] | None:
@@ -165,6 +189,12 @@ _MAGIC_NAMES: Mapping[str, str] = MappingProxyType(
         "audio/midi": "MIDI",
         "audio/x-wavpack": "WavPack",
         "audio/x-ape": "Monkey's Audio",
+        "image/x-tga": "TGA",
+        "image/x-pcx": "PCX",
+        "image/vnd.zbrush.pcx": "PCX",
+        "video/x-dv": "DV video",
+        "application/mxf": "MXF",
+        "audio/x-w64": "Wave64",
         "font/woff": "WOFF font",
         "font/woff2": "WOFF2 font",
         "font/sfnt": "font",
@@ -194,12 +224,47 @@ def _libmagic_mime(head: bytes) -> str | None:
     return str(answer).split(";")[0].strip().lower() or None
 
 
-def _magic_format(mime: str) -> str | None:
+def _magic_format(mime: str, head: bytes) -> str | None:
+    """Name what libmagic found: from the table, else its description of a media type.
+
+    Guesses libmagic makes for the API's own types (MPEG audio for any frame sync, say)
+    name nothing: the own readers would have recognised such a file.
+    """
     if mime in _MAGIC_NAMES:
         return _MAGIC_NAMES[mime]
     if mime.startswith("text/"):
         return "plain text" if mime == "text/plain" else mime
+    if mime.split("/")[0] in ("image", "audio", "video") and mime not in KIND_BY_MIME:
+        return _libmagic_description(head)
     return None
+
+
+@functools.cache
+def _magic_text_db() -> Magic | None:
+    """Load libmagic's describing database once; None when it is not installed."""
+    try:
+        import magic
+
+        return magic.Magic()
+    except Exception:  # ImportError, OSError or magic.MagicException: no libmagic here
+        return None
+
+
+def _libmagic_description(head: bytes) -> str | None:
+    db = _magic_text_db()
+    if db is None:
+        return None
+    try:
+        answer = str(db.from_buffer(head))
+    except Exception:  # libmagic errors never escape
+        return None
+    name = answer.split(",")[0].split(" - ")[0].strip()[:60]
+    return name if name and name != "data" else None
+
+
+def _kind_of(mime: str | None) -> Kind | None:
+    top = (mime or "").split("/")[0]
+    return top if top in ("image", "audio", "video") else None  # type: ignore[return-value]
 
 
 def _markup(head: bytes) -> str | None:
@@ -266,11 +331,11 @@ def unrecognised(src: Source, declared: str | None) -> Detected:
     mime = None
     if fmt is None:
         mime = _libmagic_mime(src.head)
-        fmt = _magic_format(mime) if mime else None
+        fmt = _magic_format(mime, src.head) if mime else None
     if fmt is None and _as_text(src.head) is not None:
         fmt = "plain text"
     if fmt is not None:
-        return not_allowed(fmt, None, libmagic=mime)
+        return not_allowed(fmt, _kind_of(mime), libmagic=mime)
     if base in KIND_BY_MIME and KIND_BY_MIME[base] == "audio":
         return refused(
             "audio.headerless_undeclared",

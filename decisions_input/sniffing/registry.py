@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
+import traceback
+from pathlib import Path
 
 from ..errors import SourceError
 from ..limits import GEMINI, Limits
@@ -111,8 +113,25 @@ def _run(entry: Format, src: Source) -> Detected | None:
         return entry.read(src)
     except Broken as exc:
         return refused(exc.code, exc.fmt or fmt, exc.reason, exc.kind or kind)
-    except (struct.error, IndexError, ValueError, OverflowError, UnicodeError) as exc:
-        return refused("media.corrupt", fmt, f"expected a well-formed {fmt}, found: {exc}", kind)
+    except (SourceError, OutOfBudget):
+        raise
+    except Exception as exc:  # a reader that fails on bytes it should have refused
+        return refused(
+            "internal.error",
+            fmt,
+            f"the {fmt} reader failed at {_where(exc)}: {type(exc).__name__}: {exc}; this is "
+            "a defect of the library, not of the file",
+            kind,
+        )
+
+
+def _where(exc: BaseException) -> str:
+    """Name the innermost place of the library a failure came from, for a bug report."""
+    place = "?"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if "decisions_input" in frame.filename:
+            place = f"{Path(frame.filename).name}:{frame.lineno}"
+    return place
 
 
 def _polyglot_check(src: Source, det: Detected) -> Detected:
