@@ -579,8 +579,8 @@ GEMINI = Limits(
     MAX_PDF_PAGE_NODES=8,
     # Library bound: bytes of MPEG audio or ADTS frames counted one by one for a duration
     # no header states (no Xing, Info or VBRI frame); past it, the rest is estimated from
-    # the bit rates seen. 256 KiB is 16 s of MP3 at 128 kbit/s.
-    MAX_FRAME_WALK_BYTES=256 * 1024,
+    # the bit rates seen. 64 KiB is 4 s of MP3 at 128 kbit/s, and a few milliseconds.
+    MAX_FRAME_WALK_BYTES=64 * 1024,
     # Library bound: read size for streaming, a multiple of 3 so that the base64 of the chunks
     # joins up. Chunks this small reuse the allocator's memory instead of fresh pages, which
     # measured faster than 3 MiB chunks (benchmarks/bench_media.py).

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from decisions_input import GEMINI, RULES
 from decisions_input.errors import DecisionsInputError, Severity, SourceError
 from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
+from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
 from tests.strategies import declared_mime_types, media_bytes, mutated_media
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1126,6 +1127,47 @@ def test_one_gib_sparse_file_sniffs_like_a_small_one(tmp_path: Path, make: Any, 
     assert det_big.mime == det_small.mime == mime
     assert read_big.bytes_read <= 4 * GEMINI.SNIFF_BYTES
     assert read_big.reads <= read_small.reads + 4
+
+
+# One bound for every family, short file or long: the head and the tail a sniffer reads
+# (2 x SNIFF_BYTES), Pillow's allowance past the head (4 x), and a frame walk or a page
+# tree's largest node (2 x); and the reads (seeks) that take.
+_BYTES_BOUND = 8 * GEMINI.SNIFF_BYTES
+_READS_BOUND = 128
+
+
+def _counted(data: bytes | Sparse) -> tuple[Detected, Counting]:
+    inner: Any = data if isinstance(data, Sparse) else io.BytesIO(data)
+    size = data.seek(0, io.SEEK_END) if isinstance(data, Sparse) else len(data)
+    counting = Counting(inner, size)
+    return sniff_stream(counting, size), counting
+
+
+@pytest.mark.parametrize("entry", LONG, ids=[e.family for e in LONG])
+def test_cost_does_not_grow_with_the_file(entry: Long) -> None:
+    short_det, short = _counted(media(entry.short))
+    long_det, long = _counted(entry.make())
+    assert (long_det.mime, long_det.code) == (short_det.mime, short_det.code), long_det.reason
+    for counted in (short, long):
+        assert counted.bytes_read <= _BYTES_BOUND
+        assert counted.reads <= _READS_BOUND
+    if entry.seconds is not None:
+        _assert_told(long_det, entry.seconds)
+
+
+def test_long_mp3_beyond_the_walk_is_an_estimate() -> None:
+    det, _ = _counted(long_mp3("mp3_plain.mp3", 3600))
+    assert det.evidence["duration_estimated"] is True  # one bit rate seen: constant, estimated
+    variable, _ = _counted(long_mp3("mp3_vbr_no_info.mp3", 100))
+    low, high = variable.evidence["duration_range_s"]  # type: ignore[misc]
+    assert "duration_s" not in variable.evidence
+    assert low < 100 * 3.0 < high  # 100 joined copies of a 3 s VBR file
+
+
+def test_zero_page_pdf_padded_with_300000_objects_has_no_pages() -> None:
+    det, counted = _counted(long_pdf_objects(300_000, pages=0))
+    assert det.code == "pdf.no_pages"
+    assert counted.bytes_read <= _BYTES_BOUND
 
 
 def test_moov_found_after_a_gib_of_mdat(tmp_path: Path) -> None:
