@@ -335,6 +335,8 @@ LONG: list[Long] = [
     Long("MPEG-PS", "mpeg_ps.mpg", lambda: media("mpeg_ps.mpg") * 200),
     Long("PDF", "pdf_minimal.pdf", lambda: long_pdf_objects(300_000)),
     Long("PDF pages", "pdf_pypdf_three_pages.pdf", lambda: long_pdf_objects(0, pages=5000)),
+    Long("PDF Ghostscript", "pdf_ghostscript.pdf", lambda: long_pdf_objects(0, pages=500)),
+    Long("PDF objstm", "pdf_object_streams.pdf", lambda: long_pdf_objects(30_000, pages=50)),
 ]
 
 

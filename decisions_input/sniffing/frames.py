@@ -9,6 +9,7 @@ seen, at the start and in the tail of the file, so the cost does not grow with t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -66,6 +67,12 @@ class Frame:
 
 
 def mpeg_frame(h: bytes) -> Frame | None:
+    """Parse an MPEG audio frame header (its first 4 bytes count)."""
+    return _mpeg_header(bytes(h[:4])) if len(h) >= 4 else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _mpeg_header(h: bytes) -> Frame | None:
     if len(h) < 4 or h[0] != 0xFF or h[1] & 0xE0 != 0xE0:
         return None
     version = {0: 25, 2: 2, 3: 1}.get((h[1] >> 3) & 3)

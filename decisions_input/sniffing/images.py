@@ -108,7 +108,8 @@ class _PngWalk:
 
 
 def _png_walk(src: Source) -> _PngWalk:
-    """Walk the chunks whose headers lie in the head, then look for IEND in the tail.
+    """Walk the chunks up to the image data (all of them in a file the head holds), then
+    look for IEND in the tail.
 
     A file that ends after a whole chunk, with image data but no IEND, is decoded by
     ffmpeg: ``end`` is None then. A file cut inside a chunk (IEND's CRC included) is not
@@ -123,6 +124,9 @@ def _png_walk(src: Source) -> _PngWalk:
         if length > 0x7FFFFFFF or not ctype.isalpha():
             raise Broken("media.corrupt", f"expected a PNG chunk at offset {off}, found junk")
         walk.animated = walk.animated or ctype == b"acTL"
+        if ctype == b"IDAT" and not walk.idat and src.size > len(src.head):
+            walk.idat = True  # what follows is image data, then IEND: read in the tail
+            return _png_tail(src, walk)
         walk.idat = walk.idat or ctype == b"IDAT"
         off += 12 + length
         if ctype == b"IEND" and off <= src.size:

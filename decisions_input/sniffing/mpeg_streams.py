@@ -210,6 +210,8 @@ def _is_ts(head: bytes) -> bool:
     Each checked packet starts with the 0x47 sync byte, has a defined adaptation field
     control (not 00) and no reserved scrambling value (01); at least three packets.
     """
+    if head[:1] != b"G" and head[4:5] != b"G":
+        return False
     for first, step in ((0, 188), (4, 192), (0, 204)):
         positions = range(first, min(len(head) - 3, first + step * _TS_PACKETS), step)
         if len(positions) >= 3 and all(_ts_header(head, p) for p in positions):

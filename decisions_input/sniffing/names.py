@@ -64,6 +64,8 @@ def settle(det: Detected, limits: Limits) -> Detected:
     """Give an accepted result the target's own name for its type, or refuse it."""
     if det.mime is None:
         return det
+    if det.kind is not None and det.mime in limits.MIME_TYPES.get(det.kind, ()):
+        return det  # already the target's own name
     aliases = [k for k, v in limits.MIME_EQUIVALENTS.items() if v == det.mime]
     for name in (det.mime, *aliases):
         for kind, allowed in limits.MIME_TYPES.items():

@@ -159,6 +159,9 @@ def _walk(
     first = open_node(root)
     if not first.is_dict:
         raise Broken("pdf.no_pages", "expected a page tree at the catalog's /Pages, found none")
+    if first.kids is not None and first.count is not None and 1 < len(first.kids) == first.count:
+        # A flat tree with a kid per counted page: the first kid shows that they are pages.
+        unfinished = True
     for done in range(limit):
         if not stack:
             return _settle_pages(leaves, first.count)

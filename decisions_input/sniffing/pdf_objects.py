@@ -137,8 +137,53 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
     if keys is not None:
         match = _TOKEN.match(data, pos)
         if match is not None and match.lastgroup == "open":
-            return _members(data, match.end(), keys)
+            quick = _quick_members(data, match.end(), keys)
+            return quick if quick is not None else _members(data, match.end(), keys)
     return _parse(data, pos)
+
+
+_STRUCTURE = re.compile(rb"<<|>>|\[|\]|\(|%|/([^\x00\t\n\x0c\r ()<>\[\]{}/%]*)")
+_VALUE_START = re.compile(rb"[\x00\t\n\x0c\r ]*(/)?")
+
+
+def _quick_members(
+    data: bytes, pos: int, keys: frozenset[str]
+) -> tuple[dict[str, PdfObject], int] | None:
+    """Read the wanted members of a dictionary without a string or comment in it: only
+    its brackets and names are looked at, the rest is skipped at the speed of a search.
+
+    None: the dictionary holds a string or a comment, so the careful reader has to go
+    through it. Raises ``_NeedMore`` when ``data`` ends inside the dictionary.
+    """
+    out: dict[str, PdfObject] = {}
+    level, value_name = 1, False  # level: brackets open; value_name: a name is a value
+    while True:
+        match = _STRUCTURE.search(data, pos)
+        if match is None:
+            raise _NeedMore
+        token, pos = match.group(), match.end()
+        if token in (b"<<", b"["):
+            level += 1
+        elif token in (b">>", b"]"):
+            level -= 1
+            if level == 0:
+                return (out, pos) if token == b">>" else None
+        elif token in (b"(", b"%"):
+            return None
+        elif level == 1 and value_name:
+            value_name = False
+        elif level == 1:
+            key = match.group(1).decode("latin-1")
+            if key in keys and key not in out:
+                try:
+                    out[key], end = _parse(data, pos)
+                except Unreadable:
+                    return None
+                if data.find(b"(", pos, end) >= 0:
+                    return None
+                pos = end
+            else:
+                value_name = _VALUE_START.match(data, pos).group(1) is not None  # type: ignore[union-attr]
 
 
 def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[PdfObject, int]:
@@ -382,6 +427,9 @@ class _Inflater:
         return bytes(self.out[:n])
 
 
+_TRAILER_KEYS = frozenset({"Root", "Encrypt", "Prev", "XRefStm", "Size"})
+_SUBSECTION = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[ \t]+(\d{1,10})[ \t]*\r?\n?")
+_TRAILER = re.compile(rb"[\x00\t\n\x0c\r ]*trailer")
 _Entry = tuple[int, int, int]  # (type, a, b): 1 = (offset, gen), 2 = (stream number, index)
 
 
@@ -430,7 +478,7 @@ class Document:
         for _ in range(4096):
             self.src.step()
             window = self.src.at(pos, 64)
-            line = re.match(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[ \t]+(\d{1,10})[ \t]*\r?\n?", window)
+            line = _SUBSECTION.match(window)
             if line is None:
                 break
             first, count = int(line.group(1)), int(line.group(2))
@@ -441,10 +489,10 @@ class Document:
             pos += count * width
         self.sections.append(_Table(subsections, width))
         window = self.src.at(pos, 64)
-        found = re.match(rb"[\x00\t\n\x0c\r ]*trailer", window)
+        found = _TRAILER.match(window)
         if found is None:
             raise Broken("media.corrupt", f"expected a trailer after the xref table at {pos}")
-        trailer = self._object_at(pos + found.end())
+        trailer = self._object_at(pos + found.end(), keys=_TRAILER_KEYS)
         if not isinstance(trailer, dict):
             raise Broken("media.corrupt", "expected a trailer dictionary")
         return trailer
@@ -532,7 +580,7 @@ class Document:
             except _NeedMore:
                 if len(data) < size or size >= _MAX_OBJECT_BYTES:
                     raise Broken("media.corrupt", f"expected a whole object at {at}") from None
-                size *= 8
+                size *= 16
 
     def _from_stream(
         self, stream_num: int, index: int, num: int, keys: frozenset[str] | None
@@ -605,11 +653,9 @@ def _table_entry(src: Source, table: _Table, num: int) -> _Entry | None:
         if first <= num < first + count:
             src.step()
             raw = src.at(at + (num - first) * table.width, 18)
-            match = re.match(rb"(\d{10}) (\d{5}) ([nf])", raw)
-            if match is None:
+            if not (raw[:10].isdigit() and raw[11:16].isdigit() and raw[17:18] in (b"n", b"f")):
                 raise Broken("media.corrupt", f"expected a cross-reference entry for object {num}")
-            kind = 1 if match.group(3) == b"n" else 0
-            return kind, int(match.group(1)), int(match.group(2))
+            return (1 if raw[17:18] == b"n" else 0), int(raw[:10]), int(raw[11:16])
     return None
 
 
