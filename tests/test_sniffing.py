@@ -482,6 +482,7 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
         "media.truncated",
     ),
     ("webm-cut-in-ebml-header", lambda: media("webm_video.webm")[:7], None, "media.corrupt"),
+    ("flv-signature-only", lambda: b"FLV\x01", None, "media.truncated"),
     # 1. declared lengths past the end are capped, the files still sniff
     (
         "wav-data-size-past-end",
@@ -1220,6 +1221,19 @@ class _Broken(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         raise OSError("disk on fire")
+
+
+def test_a_reader_that_fails_reports_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from decisions_input.sniffing import registry
+    from decisions_input.sniffing.base import Format
+
+    def failing(src: Any) -> Detected:
+        raise IndexError("index out of range")
+
+    monkeypatch.setattr(registry, "REGISTRY", (Format("PNG", "image", lambda h: True, failing),))
+    det = sniff_bytes(media("png_pillow.png"))
+    assert (det.code, det.format, det.kind) == ("internal.error", "PNG", "image")
+    assert "test_sniffing.py" not in det.reason and "IndexError" in det.reason
 
 
 def test_read_errors_become_source_errors() -> None:

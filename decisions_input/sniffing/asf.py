@@ -1,4 +1,8 @@
-"""ASF: WMV is accepted, audio-only WMA is refused; streams are read from the header object."""
+"""ASF: WMV is accepted, audio-only WMA is refused; streams are read from the header object.
+
+The duration is the File Properties object's play duration less its preroll, as ffmpeg
+reads it.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """EBML files: WebM, and Matroska, which the API does not list.
 
 The EBML header names the DocType; the Segment's SeekHead points at its Tracks, so the
-clusters of media data are jumped over, not walked.
+clusters of media data are jumped over, not walked, and the duration comes from the Info
+element. A WebM with video is ``video/webm``, with audio only ``audio/webm``; one with
+neither is ``media.no_tracks``. Matroska (DocType ``matroska``) is refused.
 """
 
 from __future__ import annotations

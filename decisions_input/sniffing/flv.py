@@ -15,7 +15,7 @@ __all__ = ["FLV", "FORMATS"]
 
 
 def _flv(src: Source) -> Detected:
-    flags = src.head[4]
+    flags = src.need(4, 1)[0]
     (offset,) = struct.unpack(">I", src.need(5, 4))
     if offset < 9:
         raise Broken("media.corrupt", f"expected an FLV header size of 9, found {offset}")

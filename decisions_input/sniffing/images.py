@@ -2,7 +2,24 @@
 
 Each reader parses the header itself (size, end marker, strips) and Pillow confirms the
 size from the header only, never decoding pixels, within an allowance of
-``4 * SNIFF_BYTES`` bytes past the head.
+``4 * SNIFF_BYTES`` bytes past the head (past it the own parse stands). Decisions, checked
+with ffmpeg, ImageMagick (libjpeg, libpng), libwebp (``dwebp``) and Pillow:
+
+* **JPEG.** A JPEG without its end marker, or cut inside its scan data, is shown by ffmpeg
+  and libjpeg with what is missing filled in: accepted with ``media.incomplete``. One cut
+  before its scan data (or inside the scan header) decodes nowhere: ``media.truncated``.
+* **PNG.** A PNG that ends after whole chunks, image data included, without IEND is
+  decoded by ffmpeg: accepted with ``media.incomplete``. One cut inside a chunk (IEND's
+  CRC included) is decoded by neither ffmpeg nor libpng: ``media.truncated``.
+* **GIF.** A GIF without its trailer, or cut after a whole data sub-block of its first
+  image, is shown by ffmpeg: ``media.incomplete``. ffmpeg shows nothing of a GIF cut
+  inside a sub-block, nor do ImageMagick and Pillow: ``media.truncated``.
+* **BMP.** The pixel rows the header states (uncompressed rows padded to 4 bytes, or the
+  stated size of compressed data) must be in the file: ffmpeg, ImageMagick and Pillow
+  refuse a BMP cut short.
+* **TIFF.** The strips, tiles and out-of-line tag values of the first image, and the IFD
+  chain (up to 64 images), must end in the file; libtiff-based readers refuse it cut.
+* **WebP.** The RIFF size must be in the file: ``dwebp`` refuses a cut WebP.
 """
 
 from __future__ import annotations

@@ -1,7 +1,23 @@
 """ISO base media files: MP4, QuickTime, 3GPP and M4A movies, and the HEIF images in them.
 
 The top-level boxes say which: ``ftyp`` names the brands, ``moov`` indexes a movie's
-tracks, ``meta`` holds a HEIF image's items (read by :mod:`.heif`).
+tracks (read by :mod:`.movie`), ``meta`` holds a HEIF image's items (read by
+:mod:`.heif`). Decisions, checked with ffmpeg:
+
+* **Names.** QuickTime is ``video/mov`` and 3GPP ``video/3gpp`` whatever tracks they
+  hold; an MP4 with audio tracks only is ``audio/m4a``. AVIF, CR3, JPEG 2000 and Motion
+  JPEG 2000 brands are refused.
+* **The index.** A movie needs its ``moov``: one cut before it (``moov`` after the media
+  data) is refused as ``media.truncated``; ffmpeg finds no stream in it.
+* **Nothing to decode.** A movie whose tracks hold no samples, in its sample tables or in
+  fragments (an initialization segment served apart from its fragments), is
+  ``media.no_samples``: ffmpeg finds nothing to decode. One cut before its first sample's
+  data is ``media.truncated``.
+* **Cut short.** A movie whose ``moov`` is whole but whose media data (or last fragment)
+  is cut plays as far as it goes in ffmpeg: accepted with ``media.incomplete``.
+* **Fragments.** The top-level walk stops at the first ``moof`` of a fragmented movie;
+  the last fragment is found in the tail, and gives the end of the movie and, when
+  ``mvhd`` and ``mehd`` state none, the duration.
 """
 
 from __future__ import annotations

@@ -246,7 +246,23 @@ def fragments_end(src: Source, first: Box) -> tuple[Box | None, int | None]:
         (size,) = struct.unpack_from(">I", tail, pos - 4)
         if size >= 16 and tail[pos + 8 : pos + 12] == b"mfhd":
             moof = Box("moof", at, at + 8, at + size)
-            return moof, _mdat_end(src, moof)
+            return moof, _boxes_end(src, _mdat_end(src, moof))
+
+
+_AFTER_FRAGMENTS = 4  # boxes after the last fragment (mfra, free, ...) taken as its end
+
+
+def _boxes_end(src: Source, end: int) -> int:
+    """Extend ``end`` over whole boxes after the last fragment, such as ``mfra``."""
+    for _ in range(_AFTER_FRAGMENTS):
+        head = src.at(end, 8)
+        if len(head) < 8 or not all(32 <= c < 127 for c in head[4:8]):
+            break
+        (size,) = struct.unpack(">I", head[:4])
+        if size < 8 or end + size > src.size:
+            break
+        end += size
+    return end
 
 
 def _mdat_end(src: Source, moof: Box) -> int:

@@ -2,7 +2,25 @@
 ID3v2 tags that may come before them.
 
 These have no container: a chain of frame headers, each giving the next one's place, is
-what tells them from noise.
+what tells them from noise. Decisions, checked with ffmpeg:
+
+* **Chains.** MPEG audio and AC-3 must show a chain of three frame headers (two when the
+  file ends exactly after them). For MPEG audio and ADTS the first frame may start up
+  to ``Limits.MAX_AUDIO_JUNK_BYTES`` after the stream start (after ID3 tags and zero
+  padding), past junk that stream recordings and some taggers leave and decoders resync
+  past; the first position whose chain holds wins, and the bytes skipped are reported
+  as ``evidence["junk_bytes"]``. AC-3 and E-AC-3 are named and refused.
+* **MP3 durations.** An info frame (Xing, Info, VBRI) counts its stream's frames, capped
+  by the frames the bytes can hold. Files joined end to end (``cat a.mp3 b.mp3``), which
+  ffmpeg plays in full, are followed from one info frame's byte count to the next
+  stream. Frames no info frame counts are counted one by one up to
+  ``Limits.MAX_FRAME_WALK_BYTES``; past that the rest is estimated from the bit rates
+  seen at the start and in the tail: one bit rate gives an estimate
+  (``duration_estimated``), several a stated range (``duration_range_s``).
+* **ADTS durations** are counted frame by frame within the same bound, then estimated at
+  the mean frame size seen.
+* **Names.** MP3 and layers I/II sniff as ``audio/mpeg`` (``audio/mp3`` matches layer III
+  only, through ``Limits.MIME_EQUIVALENTS``).
 """
 
 from __future__ import annotations

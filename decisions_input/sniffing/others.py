@@ -1,5 +1,20 @@
 """Bytes no family claims: formats outside the API's lists named by signature, markup, JSON
 and text, libmagic's names, and declared headerless audio (L16, A-law, µ-law).
+
+* **Names for what is refused.** A format the own signatures know (TGA, PCX, DTS, DV,
+  MXF, Y4M, IVF, PSD, JPEG XL, CAF, ...) is refused as ``mime.not_allowed`` by name, and
+  so is one libmagic names: by the library's table of its MIME answers, or by libmagic's
+  own description for an image, audio or video type outside the API's lists. libmagic's
+  guesses at the API's own types (MPEG audio for any frame sync) name nothing, since the
+  own readers would have recognised such a file: it stays ``media.unknown``. Without
+  libmagic the own table answers alone.
+* **Headerless audio.** ``audio/l16``, ``audio/alaw`` and ``audio/mulaw`` are accepted only
+  when declared, and only when none of the library's own recognisers names the bytes:
+  signatures, markup (SVG, HTML, XML), JSON, and plain text (libmagic is not asked: it has
+  weak guesses for any byte string). Bytes they name are refused as that format, like
+  undeclared ones. For G.711 plain text needs whitespace between words, since a quiet
+  signal of one sign is all ASCII letters. ``rate`` and ``channels`` parameters must be
+  positive integers; L16 needs a whole number of 2-byte samples per channel.
 """
 
 from __future__ import annotations

@@ -390,8 +390,11 @@ class _XrefStream:
             raw = self.inflate.prefix((row + 1) * width)
             return raw[row * width : (row + 1) * width]
         stride = width + 1
+        raw = self.inflate.prefix((row + 1) * stride)
+        if len(raw) == (row + 1) * stride and raw[0::stride].count(2) == row + 1:
+            # Every row "Up" (the common predictor 12): a column is the sum of the rows.
+            return bytes(sum(raw[c + 1 :: stride]) & 0xFF for c in range(width))
         if len(self.rows) <= row:
-            raw = self.inflate.prefix((row + 1) * stride)
             previous = self.rows[-1] if self.rows else bytes(width)
             for r in range(len(self.rows), row + 1):
                 line = raw[r * stride : (r + 1) * stride]
@@ -428,6 +431,9 @@ class _Inflater:
 
 
 _TRAILER_KEYS = frozenset({"Root", "Encrypt", "Prev", "XRefStm", "Size"})
+_STREAM_KEYS = frozenset({"Type", "Filter", "DecodeParms", "Length"})
+_XREF_KEYS = _TRAILER_KEYS | _STREAM_KEYS | {"W", "Index"}
+_OBJSTM_KEYS = _STREAM_KEYS | {"N", "First"}
 _SUBSECTION = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[ \t]+(\d{1,10})[ \t]*\r?\n?")
 _TRAILER = re.compile(rb"[\x00\t\n\x0c\r ]*trailer")
 _Entry = tuple[int, int, int]  # (type, a, b): 1 = (offset, gen), 2 = (stream number, index)
@@ -498,7 +504,7 @@ class Document:
         return trailer
 
     def _stream_section(self, at: int) -> dict[str, PdfObject]:
-        stream = self._object_at(at, header=True)
+        stream = self._object_at(at, header=True, keys=_XREF_KEYS)
         if not isinstance(stream, Stream) or stream.info.get("Type") != "XRef":
             raise Broken("media.corrupt", f"expected a cross-reference stream at {at}")
         info = stream.info
@@ -598,7 +604,7 @@ class Document:
             raise Broken("media.corrupt", f"expected a whole object {num}") from None
 
     def _object_stream(self, num: int) -> tuple[bytes, list[tuple[int, int]], int]:
-        stream = self.get(Ref(num, 0))
+        stream = self.get(Ref(num, 0), _OBJSTM_KEYS)
         if not isinstance(stream, Stream) or stream.info.get("Type") != "ObjStm":
             raise Broken("media.corrupt", f"expected an object stream as object {num}")
         count, first = stream.info.get("N"), stream.info.get("First")
