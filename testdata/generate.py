@@ -1552,6 +1552,17 @@ def _pdf_damage(f: list[Fixture], lenient: bool) -> None:
     )
     f.append(
         Fixture(
+            "pdf_header_at_2000.pdf",
+            _concat(b"JUNK" * 500, "pdf_minimal.pdf"),
+            f"{py}: 2000 junk bytes + pdf_minimal.pdf (%PDF- past the 1024-byte window)",
+            pdf_ok,
+            **det,
+            warnings=damaged,
+            evidence={"offset": 2000},
+        )
+    )
+    f.append(
+        Fixture(
             "pdf_no_eof_marker.pdf",
             _call(pdf_without_eof_marker),
             f"{py}: pdf_minimal(1) without its final %%EOF line",

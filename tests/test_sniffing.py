@@ -556,11 +556,11 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
         None,
         "application/pdf",
     ),
-    (
+    (  # poppler, qpdf and pypdf find a header past the window: a warning, pdf.damaged
         "pdf-starting-at-1024",
         lambda: b"\x01" * 1024 + media("pdf_minimal.pdf"),
         None,
-        "media.unknown",
+        "application/pdf",
     ),
     ("png-pdf-header-at-1020", lambda: _png_with_pdf_at(1020), None, "media.polyglot"),
     ("png-pdf-header-at-1023", lambda: _png_with_pdf_at(1023), None, "media.polyglot"),
@@ -575,7 +575,7 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
         "ts-sync-bytes-then-pdf-at-1100",
         lambda: b"G" * 1100 + media("pdf_minimal.pdf"),
         None,
-        "media.unknown",
+        "application/pdf",
     ),
     (
         "ts-syncs-without-packet-headers",
@@ -919,9 +919,12 @@ def test_mpeg_ts_with_192_byte_packets_is_refused() -> None:
     assert (det.code, det.format) == ("mime.not_allowed", "MPEG-TS")
 
 
-def test_pdf_header_after_1024_bytes_is_not_a_pdf() -> None:
+def test_pdf_header_after_1024_bytes_is_a_damaged_pdf() -> None:
     det = sniff_bytes(b"\x01\x02" * 600 + media("pdf_minimal.pdf"))
-    assert det.mime is None
+    assert (det.mime, [w.code for w in det.warnings]) == ("application/pdf", ["pdf.damaged"])
+    assert det.evidence["offset"] == 1200
+    zipped = sniff_bytes(media("zip_archive.zip") + b"\x00" * 1200 + media("pdf_minimal.pdf"))
+    assert (zipped.code, zipped.format) == ("mime.not_allowed", "ZIP")  # a format claims it
 
 
 def test_hostile_box_count_stops_at_the_step_bound() -> None:

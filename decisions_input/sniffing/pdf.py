@@ -3,8 +3,11 @@
 Decisions, each checked against poppler (``pdfinfo``, ``pdftoppm``), qpdf and pypdf on real
 files (``testdata/MANIFEST.json`` lists them):
 
-* **Header.** ``%PDF-`` must start in the first 1024 bytes, where readers look for it;
-  bytes before it are allowed, and offsets count from the header.
+* **Header.** ``%PDF-`` belongs in the first 1024 bytes, where all readers look for it;
+  bytes before it are allowed, and offsets count from the header. A header further in
+  (within ``SNIFF_BYTES``), in bytes no other format claims, is found by poppler, qpdf
+  and pypdf, which open the file: accepted with ``pdf.damaged``. The polyglot check looks
+  at the first 1024 bytes only.
 * **End.** ``%%EOF`` belongs in the last 1024 bytes. A PDF padded past that (NUL bytes,
   spaces, junk) or without ``%%EOF`` but with its ``startxref`` and cross-reference data
   whole is opened by poppler and qpdf (pypdf opens the padded ones): accepted with the
@@ -54,7 +57,7 @@ from .base import (
 )
 from .pdf_objects import Document, Ref, RefArray, Unreadable
 
-__all__ = ["FORMATS", "PDF", "PDF_WINDOW", "pdf_start"]
+__all__ = ["FORMATS", "PDF", "PDF_FAR", "PDF_WINDOW", "pdf_start"]
 
 
 PDF_WINDOW = 1024
@@ -75,7 +78,22 @@ class _Pages:
 
 
 def _pdf(src: Source) -> Detected:
-    begin = pdf_start(src.head)
+    return _pdf_at(src, pdf_start(src.head))
+
+
+def _pdf_far(src: Source) -> Detected | None:
+    """A PDF whose header starts past the first 1024 bytes, yet in the head.
+
+    poppler, qpdf (rebuilding its index) and pypdf find such a header and open the file;
+    other readers look at the first 1024 bytes only.
+    """
+    begin = src.head.find(b"%PDF-", PDF_WINDOW)
+    det = _pdf_at(src, begin)
+    note = f"expected %PDF- in the first {PDF_WINDOW} bytes, found it at offset {begin}"
+    return damaged(det, "pdf.damaged", note)
+
+
+def _pdf_at(src: Source, begin: int) -> Detected:
     version = src.head[begin + 5 : begin + 8].decode("latin-1")
     if src.partial:
         return found("application/pdf", "PDF", f"PDF {version}", pdf_version=version, partial=True)
@@ -298,4 +316,5 @@ def _pypdf_key(item: object) -> object:
 
 
 PDF = Format("PDF", "document", lambda h: pdf_start(h) >= 0, _pdf)
-FORMATS = (PDF,)
+PDF_FAR = Format("PDF", "document", lambda h: h.find(b"%PDF-", PDF_WINDOW) >= 0, _pdf_far)
+FORMATS = (PDF, PDF_FAR)

@@ -188,4 +188,5 @@ REGISTRY: tuple[Format, ...] = (
     mpeg_audio.AC3,
     others.OTHER,
     mpeg_audio.MPEG_AUDIO,
+    pdf.PDF_FAR,
 )
