@@ -51,8 +51,8 @@ HEAVY = ("magic", "PIL", "pypdf", "jsonschema", "openapi_spec_validator", "refer
 # Layers inside a package split by one axis: the shared helpers at the bottom (base, then
 # the readers of parts several families share: boxes, frame headers, PDF objects), one
 # module per family above them, the registry choosing among the families, the package's
-# public names on top. Families import only the helpers below them, and the sideways
-# pairs listed here (HEIF and Ogg FLAC are parts of other families' files).
+# public names on top. A module imports only the layers below its own (HEIF, movies and
+# FLAC sit below the families whose files hold them: ISO BMFF, and ID3-tagged audio).
 SUBLAYERS = {
     "sniffing": {
         "base": 0,
@@ -77,7 +77,6 @@ SUBLAYERS = {
         "__init__": 5,
     },
 }
-SUB_SIDEWAYS: set[tuple[str, str]] = set()
 
 
 def _module_files() -> dict[str, Path]:
@@ -138,7 +137,7 @@ def _allowed(module: str, name: str) -> bool:
         inner = SUBLAYERS[top]
         here = inner[module.partition(".")[2] or "__init__"]
         there = inner[name.partition(".")[2] or "__init__"]
-        return there < here or (there == here and (module, name) in SUB_SIDEWAYS)
+        return there < here
     if module == "__init__" or sub not in LAYERS:
         return True
     sideways = LAYERS[sub] == LAYERS[top] and (top, sub) in ALLOWED_SIDEWAYS

@@ -27,7 +27,6 @@ __all__ = ["Document", "Name", "PdfObject", "Ref", "RefArray", "Stream", "Unread
 _MAX_DEPTH = 32  # nesting of arrays and dictionaries in one object
 _MAX_SECTIONS = 32  # cross-reference sections followed through /Prev
 _OBJECT_WINDOW = 1024  # bytes read for one object at first; grown while it does not end
-_MAX_OBJECT_BYTES = 1 << 20  # one object's dictionary, read at most
 
 
 class Unreadable(Exception):
@@ -584,7 +583,7 @@ class Document:
             try:
                 return _object_in(data, at, expect, header or expect is not None, keys)
             except _NeedMore:
-                if len(data) < size or size >= _MAX_OBJECT_BYTES:
+                if len(data) < size or size >= 16 * self.src.limits.SNIFF_BYTES:
                     raise Broken("media.corrupt", f"expected a whole object at {at}") from None
                 size *= 16
 
