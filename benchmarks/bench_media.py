@@ -1,6 +1,6 @@
-"""Benchmark streaming a large file into a request, and sniffing time against file size.
+"""Benchmark streaming a large file into a request, and sniffing time per format family.
 
-    python benchmarks/bench_media.py [--mb 100]
+    python benchmarks/bench_media.py [--mb 100] [--only-sniff]
 
 1. A file of N MB (random bytes behind a real WAVE header, so it sniffs as audio/wav)
    becomes an audio block, and ``Request.dump`` writes the request JSON to disk. Its
@@ -12,6 +12,9 @@
    the child (the body streams; it is never held whole).
 3. ``sniff`` on a 1 MB file and on a 1 GB sparse file with the same header: the time must
    not grow with the size.
+3. ``sniff`` per format family, on a short fixture and a long file of the family
+   (``tests/long_media.py``: repeated structure, or sparse files of a gigabyte), against
+   libmagic (``magic.from_file``) on the same file: the median time of each, and the ratio.
 """
 
 from __future__ import annotations
@@ -24,7 +27,13 @@ import sys
 import tempfile
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.long_media import LONG, MEDIA, Sparse  # noqa: E402
 
 CHILD_DUMP = """
 import resource, sys, time
@@ -99,10 +108,81 @@ def time_base64(src: Path, out: Path) -> float:
     return time.perf_counter() - start
 
 
+def _median_ms(call: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def _write(path: Path, data: bytes | Sparse) -> None:
+    """Write a long file; a sparse one keeps its holes on disk."""
+    with open(path, "wb") as fp:
+        if isinstance(data, bytes):
+            fp.write(data)
+            return
+        for at, part in data.parts:
+            fp.seek(at)
+            fp.write(part)
+        fp.truncate(data.seek(0, os.SEEK_END))
+
+
+def bench_families(runs: int = 30) -> None:
+    """Sniffing time per family against libmagic, on short and long files.
+
+    Both are given the file already open (``sniff_stream`` on the file object, libmagic's
+    ``from_descriptor`` on its descriptor, each from the start), so the figures compare
+    the reading and deciding, not the opening of paths.
+    """
+    import magic
+
+    from decisions_input.sniffing import sniff_stream
+
+    db = magic.Magic(mime=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for entry in LONG:
+            long_path = Path(tmp, entry.family.replace(" ", "_"))
+            _write(long_path, entry.make())
+            for label, path in (("short", MEDIA / entry.short), ("long", long_path)):
+                size = path.stat().st_size
+                with open(path, "rb") as fp:
+                    fd = fp.fileno()
+
+                    def ours(fp: Any = fp, size: int = size) -> object:
+                        return sniff_stream(fp, size)
+
+                    def theirs(fd: int = fd) -> object:
+                        os.lseek(fd, 0, os.SEEK_SET)
+                        return db.from_descriptor(fd)
+
+                    ours()
+                    rows.append(
+                        (
+                            entry.family,
+                            label,
+                            size,
+                            _median_ms(ours, runs),
+                            _median_ms(theirs, runs),
+                        )
+                    )
+    print(f"{'family':15} {'file':6} {'bytes':>14} {'sniff':>9} {'libmagic':>9} {'ratio':>6}")
+    for family, label, size, mine, other in rows:
+        print(
+            f"{family:15} {label:6} {size:>14,} {mine:8.3f}ms {other:8.3f}ms {mine / other:5.1f}x"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=100, help="file size in MB (default 100)")
+    parser.add_argument("--only-sniff", action="store_true", help="only the sniffing figures")
     args = parser.parse_args()
+    if args.only_sniff:
+        bench_families()
+        return
     size = args.mb * 1_000_000
     with tempfile.TemporaryDirectory() as tmp:
         src, out, ref = Path(tmp, "big.wav"), Path(tmp, "req.json"), Path(tmp, "ref.b64")
@@ -169,6 +249,8 @@ def main() -> None:
                 detected = di.sniff(path)
                 times.append(time.perf_counter() - start)
             print(f"sniff {name}: {statistics.median(times) * 1e3:.2f} ms -> {detected.mime}")
+    print()
+    bench_families()
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ gets the range of the ``UNMEASURED_*`` assumptions, and its ``basis`` says so.
 
 Media are never decoded. Inline base64 is read through
 :class:`~decisions_input.media_checks.Base64Stream`, which decodes only the bytes the
-sniffer asks for; a duration the sniffed evidence lacks (AVI, FLV, MPEG program streams,
-Ogg FLAC) is read from the container's own header or last page with a few bounded reads.
+sniffer asks for; durations, and the ranges stated where a duration cannot be counted
+(MPEG program streams, long VBR MP3), come from the sniffed evidence.
 A :class:`~decisions_input.request.Request` carries no bytes: its media blocks are measured
 from the evidence kept when they were built.
 
@@ -41,8 +41,7 @@ from __future__ import annotations
 
 import json
 import math
-import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -52,7 +51,7 @@ from .media_checks import Base64Stream, DeferredData
 from .textmeasure import TextTokens, measure_strings
 
 if TYPE_CHECKING:
-    from .sniffing import Detected, SeekableReader
+    from .sniffing import Detected
 
 __all__ = [
     "BlockEstimate",
@@ -406,153 +405,15 @@ def _measure(
     )
 
 
-def _read(stream: SeekableReader, offset: int, size: int) -> bytes:
-    stream.seek(offset)
-    return stream.read(size)
-
-
-def _avi_seconds(stream: SeekableReader, size: int, limits: Limits) -> float | None:
-    """Frames times microseconds per frame, from the AVI main header (avih)."""
-    head = _read(stream, 0, limits.SNIFF_BYTES)
-    at = head.find(b"avih")
-    if at < 0 or len(head) < at + 28:
+def _stated_range(detected: Detected) -> tuple[float, float] | None:
+    """The duration range sniffing states where it cannot count one (MPEG-PS, VBR MP3)."""
+    found = detected.evidence.get("duration_range_s")
+    if not isinstance(found, tuple) or len(found) != 2:
         return None
-    usec, _rate, _pad, _flags, frames = struct.unpack_from("<5I", head, at + 8)
-    return frames * usec / 1e6 if frames and usec else None
-
-
-def _flv_seconds(stream: SeekableReader, size: int, limits: Limits) -> float | None:
-    """The duration member of the FLV onMetaData script tag."""
-    head = _read(stream, 0, limits.SNIFF_BYTES)
-    at = head.find(b"\x00\x08duration\x00")  # AMF0 key "duration", then a number marker
-    if at < 0 or len(head) < at + 19:
+    first, last = (_number(v) for v in found)
+    if first is None or last is None or first > last:
         return None
-    (seconds,) = struct.unpack_from(">d", head, at + 11)
-    return float(seconds)
-
-
-_PACK = b"\x00\x00\x01\xba"
-
-
-def _scr(data: bytes, at: int) -> int | None:
-    """The system clock reference of the MPEG pack header at ``at``, in 90 kHz units."""
-    b = data[at + 4 : at + 10] if at >= 0 else b""
-    if len(b) == 6 and b[0] & 0xC0 == 0x40:  # MPEG-2
-        return (
-            ((b[0] >> 3) & 7) << 30
-            | (b[0] & 3) << 28
-            | b[1] << 20
-            | (b[2] >> 3) << 15
-            | (b[2] & 3) << 13
-            | b[3] << 5
-            | b[4] >> 3
-        )
-    if len(b) >= 5 and b[0] & 0xF0 == 0x20:  # MPEG-1
-        return _timestamp(b)
-    return None
-
-
-def _timestamp(b: bytes) -> int:
-    """Decode a 33-bit MPEG timestamp from its 5-byte form (marker bits skipped)."""
-    return ((b[0] >> 1) & 7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1
-
-
-def _pes_pts(data: bytes, at: int) -> int | None:
-    """The presentation time stamp of the audio or video PES packet at ``at``, if any."""
-    sid = data[at + 3] if at + 3 < len(data) else 0
-    if not (0xC0 <= sid <= 0xEF or sid == 0xBD):
-        return None
-    pos = at + 6
-    if pos + 3 <= len(data) and data[pos] & 0xC0 == 0x80:  # MPEG-2 PES header
-        if not data[pos + 1] & 0x80:
-            return None
-        pos += 3
-    else:  # MPEG-1: stuffing, an optional buffer size, then the time stamps
-        while pos < min(len(data), at + 22) and data[pos] == 0xFF:
-            pos += 1
-        if pos < len(data) and data[pos] & 0xC0 == 0x40:
-            pos += 2
-        if pos >= len(data) or data[pos] & 0xE0 != 0x20:
-            return None
-    stamp = data[pos : pos + 5]
-    return _timestamp(stamp) if len(stamp) == 5 else None
-
-
-def _stamps(data: bytes, limits: Limits) -> list[int]:
-    """The time stamps of the PES packets in ``data``, looking at a bounded number of them."""
-    found = []
-    at = data.find(b"\x00\x00\x01")
-    for _ in range(limits.MAX_SNIFF_STEPS):
-        if at < 0:
-            break
-        pts = _pes_pts(data, at)
-        if pts is not None:
-            found.append(pts)
-        at = data.find(b"\x00\x00\x01", at + 3)
-    return found
-
-
-def _mpeg_ps_seconds(
-    stream: SeekableReader, size: int, limits: Limits
-) -> tuple[float, float] | None:
-    """The span of the program stream, as a range of two readings (90 kHz clocks).
-
-    Presentation time stamps (first to last) miss the frames of the last packet; the
-    system clock references of the first and last pack headers include the muxer's
-    preload. Neither is the duration, so both bound it.
-    """
-    head = _read(stream, 0, limits.SNIFF_BYTES)
-    tail = _read(stream, max(0, size - limits.SNIFF_BYTES), limits.SNIFF_BYTES)
-    first, last = _stamps(head, limits), _stamps(tail, limits)
-    if not first or not last or max(last) <= min(first):
-        return None
-    spans = [(max(last) - min(first)) / 90_000]
-    clocks = [_scr(head, head.find(_PACK)), _scr(tail, tail.rfind(_PACK))]
-    if clocks[0] is not None and clocks[1] is not None and clocks[1] > clocks[0]:
-        spans.append((clocks[1] - clocks[0]) / 90_000)
-    return min(spans), max(spans)
-
-
-def _ogg_seconds(stream: SeekableReader, size: int, limits: Limits) -> float | None:
-    """The last page's granule position over the FLAC STREAMINFO sample rate."""
-    head = _read(stream, 0, limits.SNIFF_BYTES)
-    at = head.find(b"\x7fFLAC")  # FLAC in Ogg; Vorbis and Opus durations come from sniffing
-    if at < 0 or len(head) < at + 30 or head[at + 9 : at + 13] != b"fLaC":
-        return None
-    rate = int.from_bytes(head[at + 27 : at + 30], "big") >> 4
-    serial = head[14:18]
-    tail = _read(stream, max(0, size - limits.SNIFF_BYTES), limits.SNIFF_BYTES)
-    end = len(tail)
-    while True:
-        end = tail.rfind(b"OggS", 0, end)
-        if end < 0 or len(tail) < end + 18:
-            return None
-        if tail[end + 14 : end + 18] == serial:
-            (granule,) = struct.unpack_from("<q", tail, end + 6)
-            return granule / rate if rate and granule > 0 else None
-
-
-def _container_seconds(
-    stream: SeekableReader, size: int, detected: Detected, limits: Limits
-) -> tuple[float, float] | None:
-    """Read a duration the sniffed evidence lacks from the container, with bounded reads."""
-    readers: Mapping[str, Callable[[SeekableReader, int, Limits], Any]] = {
-        "video/avi": _avi_seconds,
-        "video/x-flv": _flv_seconds,
-        "video/mpeg": _mpeg_ps_seconds,
-        "audio/ogg": _ogg_seconds,
-    }
-    reader = readers.get(detected.mime or "")
-    if reader is None or "duration_s" in detected.evidence:
-        return None
-    try:
-        found = reader(stream, size, limits)
-    except (OSError, ValueError, struct.error, DecisionsInputError):
-        return None
-    first, last = found if isinstance(found, tuple) else (found, found)
-    if first is None or not (math.isfinite(last) and 0 < first <= last):
-        return None
-    return float(first), float(last)
+    return first, last
 
 
 def _measure_inline(block: Mapping[str, Any], limits: Limits) -> _Measure:
@@ -565,10 +426,9 @@ def _measure_inline(block: Mapping[str, Any], limits: Limits) -> _Measure:
         detected = sniff_stream(
             stream, stream.size, declared=declared if type(declared) is str else None, limits=limits
         )
-        seconds = _container_seconds(stream, stream.size, detected, limits)
     except (DecisionsInputError, ValueError, OSError):
         return _Measure(why="the data could not be read")
-    return _measure(detected, "", limits, seconds)
+    return _measure(detected, "", limits, _stated_range(detected))
 
 
 # --- media rows --------------------------------------------------------------------------------
@@ -732,16 +592,9 @@ def _media_rows(value: Any, limits: Limits, *, refused: bool = True) -> list[Blo
 
 
 def _built_measure(block: Any, limits: Limits) -> _Measure:
-    """Measure a block built from a file: its sniffed evidence, and the container's duration
-    read again from its bytes (bounded header reads) when the evidence lacks it."""
+    """Measure a block built from a file from the evidence sniffed when it was built."""
     detected: Detected | None = getattr(block, "detected", None)
-    seconds = None
-    if detected is not None and "duration_s" not in detected.evidence:
-        try:
-            with block.open() as opened:
-                seconds = _container_seconds(opened.stream, opened.size, detected, limits)
-        except (DecisionsInputError, OSError, ValueError, AttributeError):
-            seconds = None
+    seconds = None if detected is None else _stated_range(detected)
     return _measure(detected, "the block was not sniffed", limits, seconds)
 
 

@@ -219,6 +219,8 @@ class Limits:
     MAX_AUDIO_JUNK_BYTES: int
     MAX_SNIFF_STEPS: int
     MAX_SNIFF_READ_BYTES: int
+    MAX_PDF_PAGE_NODES: int
+    MAX_FRAME_WALK_BYTES: int
     CHUNK_BYTES: int
     # --- the command line: bytes read per kind of file, problems shown, worker processes --
     MAX_REQUEST_FILE_BYTES: int
@@ -543,6 +545,15 @@ GEMINI = Limits(
     # loop nor make sniffing time grow with its size.
     MAX_SNIFF_STEPS=4096,
     MAX_SNIFF_READ_BYTES=8 * 1024 * 1024,
+    # Library bound: page-tree nodes read to count a PDF's pages leaf by leaf. Past it the
+    # root's /Count stands, once a page leaf was found: a document of up to 7 pages is
+    # counted exactly, and a large one costs what a small one does (a page node is the
+    # largest part of the cost of sniffing a PDF; benchmarks/bench_media.py).
+    MAX_PDF_PAGE_NODES=8,
+    # Library bound: bytes of MPEG audio or ADTS frames counted one by one for a duration
+    # no header states (no Xing, Info or VBRI frame); past it, the rest is estimated from
+    # the bit rates seen. 64 KiB is 4 s of MP3 at 128 kbit/s, and a few milliseconds.
+    MAX_FRAME_WALK_BYTES=64 * 1024,
     # Library bound: read size for streaming, a multiple of 3 so that the base64 of the chunks
     # joins up. Chunks this small reuse the allocator's memory instead of fresh pages, which
     # measured faster than 3 MiB chunks (benchmarks/bench_media.py).
@@ -905,9 +916,20 @@ _RULE_LIST: tuple[Rule, ...] = (
     ),
     Rule("media.no_tracks", "A container holds no audio or video track."),
     Rule(
+        "media.no_samples",
+        "The tracks hold no media samples, so there is nothing to decode "
+        "(an MP4 initialization segment).",
+    ),
+    Rule(
+        "media.incomplete",
+        "The file ends before its structure says it does (a missing end marker, a last "
+        "chunk or fragment cut short), but the mainstream decoders decode what is there.",
+        _W,
+    ),
+    Rule(
         "media.too_complex",
         "Confirming the format needs more structure steps or bytes than the library's bound.",
-        limits=("MAX_SNIFF_STEPS", "MAX_SNIFF_READ_BYTES"),
+        limits=("MAX_SNIFF_STEPS", "MAX_SNIFF_READ_BYTES", "MAX_PDF_PAGE_NODES"),
     ),
     Rule(
         "image.too_many_pixels",
@@ -915,7 +937,16 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("MAX_IMAGE_PIXELS",),
     ),
     Rule("pdf.no_pages", "The PDF has no pages."),
-    Rule("pdf.encrypted", "The PDF is encrypted and may need a password to read."),
+    Rule(
+        "pdf.encrypted",
+        "The PDF is encrypted and needs a password to open (an owner password alone does not).",
+    ),
+    Rule(
+        "pdf.damaged",
+        "The PDF's end marker or cross-reference data is misplaced, missing or wrong, or its "
+        "page count disagrees with its pages; PDF readers repair this when they open it.",
+        _W,
+    ),
     Rule(
         "audio.headerless_undeclared",
         "Audio bytes have no header; raw samples must be declared audio/l16, alaw or mulaw.",

@@ -109,6 +109,8 @@ def compare_detected(
     if detected.mime is None:
         yield Problem(where, detected.code or "mime.not_allowed", detected.reason)
         return
+    for note in getattr(detected, "warnings", ()):
+        yield Problem(where, note.code, note.message, note.severity)
     if detected.kind != kind:
         yield Problem(
             path + ("type",),

@@ -20,6 +20,7 @@ regenerates the deterministic ones into a temporary folder and compares hashes.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import io
 import json
@@ -58,6 +59,9 @@ class Fixture:
     requires: str | None = None  # library version a deterministic fixture depends on
     declared: str | None = None  # the MIME type to declare when sniffing
     tags: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()  # warning codes the accepted file gets
+    evidence: dict[str, object] = field(default_factory=dict)  # evidence the file must show
+    seconds: float | None = None  # the duration the encoder was told to make
 
 
 # --------------------------------------------------------------------------------------
@@ -409,7 +413,12 @@ def _tool_version(tool: str, lenient: bool) -> str:
         raise SystemExit(
             f"{tool} is not installed; install it (apt-get install -y {tool}) and retry"
         )
-    args = {"ffmpeg": ["-version"], "sox": ["--version"]}[tool]
+    args = {
+        "ffmpeg": ["-version"],
+        "sox": ["--version"],
+        "qpdf": ["--version"],
+        "gs": ["--version"],
+    }[tool]
     out = subprocess.run([tool, *args], capture_output=True, text=True, check=True).stdout
     line = out.splitlines()[0]
     # "ffmpeg version 5.1.9-0+deb12u1 Copyright ..." and "sox:      SoX v14.4.2"
@@ -479,6 +488,136 @@ def jpeg_with_pdf_comment(made: Made, work: Path) -> bytes:
     data = made["jpeg_baseline.jpg"]
     comment = b"%PDF-1.4 hidden in a JPEG comment"
     return data[:2] + b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment + data[2:]
+
+
+def jpeg_scan_cut(name: str, keep: float | None) -> Callable[[Made, Path], bytes]:
+    """A JPEG cut inside its scan data (``keep`` of it kept), or right after the scan header."""
+
+    def make(made: Made, work: Path) -> bytes:
+        data = made[name]
+        sos = data.index(b"\xff\xda")
+        header_end = sos + 2 + struct.unpack(">H", data[sos + 2 : sos + 4])[0]
+        if keep is None:
+            return data[:header_end]
+        return data[: header_end + int((len(data) - 2 - header_end) * keep)]
+
+    return make
+
+
+def _gif_first_data(data: bytes) -> int:
+    """Where the first image's LZW data sub-blocks start in a GIF."""
+    flags = data[10]
+    pos = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
+    while data[pos] == 0x21:  # extensions: label, then sub-blocks
+        pos += 2
+        while data[pos]:
+            pos += data[pos] + 1
+        pos += 1
+    assert data[pos] == 0x2C
+    packed = data[pos + 9]
+    return pos + 10 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0) + 1
+
+
+def gif_sub_block_cut(name: str, inside: bool) -> Callable[[Made, Path], bytes]:
+    """A GIF cut after its first whole data sub-block, or one byte before that sub-block ends."""
+
+    def make(made: Made, work: Path) -> bytes:
+        data = made[name]
+        first = _gif_first_data(data)
+        end = first + 1 + data[first]
+        return data[: end - 1 if inside else end]
+
+    return make
+
+
+def bmp_pixels_cut(made: Made, work: Path) -> bytes:
+    """bmp_pillow.bmp with two thirds of its pixel rows, its file size field matching."""
+    data = bytearray(made["bmp_pillow.bmp"][: 54 + 1536])
+    data[2:6] = struct.pack("<I", len(data))
+    return bytes(data)
+
+
+def pdf_objects(objects: list[bytes], *, root: int = 1) -> bytes:
+    """A PDF of the given object bodies (numbered from 1) with a correct xref table."""
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root {root} 0 R >>\n".encode()
+    return bytes(out + f"startxref\n{xref}\n%%EOF\n".encode())
+
+
+_CATALOG = b"<< /Type /Catalog /Pages 2 0 R >>"
+_LEAF = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] >>"
+PAGE_TREES: dict[str, tuple[list[bytes], str]] = {
+    # name: (objects, what it shows)
+    "pdf_pages_no_kids.pdf": (
+        [_CATALOG, b"<< /Type /Pages /Count 1 >>"],
+        "a /Pages node without /Kids",
+    ),
+    "pdf_pages_not_dict.pdf": ([_CATALOG, b"42"], "the catalog's /Pages is a number"),
+    "pdf_pages_dangling.pdf": (
+        [b"<< /Type /Catalog /Pages 9 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"],
+        "the catalog's /Pages points at a missing object",
+    ),
+    "pdf_kids_dangling.pdf": (
+        [_CATALOG, b"<< /Type /Pages /Kids [7 0 R] /Count 1 >>"],
+        "the only kid is a missing object",
+    ),
+    "pdf_count_lies.pdf": (
+        [_CATALOG, b"<< /Type /Pages /Kids [3 0 R] /Count 5 >>", _LEAF],
+        "/Count 5 over one page leaf",
+    ),
+    "pdf_leaf_without_type.pdf": (
+        [_CATALOG, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", b"<< /Parent 2 0 R >>"],
+        "a leaf without /Type",
+    ),
+}
+
+
+def pdf_without_eof_marker() -> bytes:
+    data = pdf_minimal(1)
+    return data[: data.rindex(b"%%EOF")]
+
+
+def qpdf(source: str, *args: str) -> tuple[Callable[[Made, Path], bytes], str]:
+    """Run qpdf on a fixture made before; ``--static-id`` keeps the output the same."""
+    command = ["qpdf", "--static-id", *args]
+
+    def make(made: Made, work: Path) -> bytes:
+        (work / "in.pdf").write_bytes(made[source])
+        subprocess.run([*command, str(work / "in.pdf"), str(work / "out.pdf")], check=True)
+        return (work / "out.pdf").read_bytes()
+
+    return make, " ".join(command) + f" {source} out.pdf"
+
+
+PAGES_PS = (
+    "/Helvetica findfont 24 scalefont setfont "
+    "1 1 12 { /n exch def 72 700 moveto (Page ) show n 4 string cvs show showpage } for"
+)
+
+
+def ghostscript_pages(made: Made, work: Path) -> bytes:
+    out = work / "out.pdf"
+    subprocess.run(
+        [
+            "gs",
+            "-q",
+            "-dNOPAUSE",
+            "-dBATCH",
+            "-sDEVICE=pdfwrite",
+            f"-sOutputFile={out}",
+            "-c",
+            PAGES_PS,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return out.read_bytes()
 
 
 # --------------------------------------------------------------------------------------
@@ -988,7 +1127,8 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
         name: str, inputs: list[str], codec: list[str], fmt: str, expected: dict[str, str]
     ) -> None:
         make, command = ffmpeg(inputs, codec, fmt, Path(name).suffix)
-        add(Fixture(name, make, f"{fv}: {command}", expected))
+        seconds = _told(inputs, codec) if "mime" in expected else None
+        add(Fixture(name, make, f"{fv}: {command}", expected, seconds=seconds))
 
     aac = ["-c:a", "aac", "-b:a", "32k"]
     refused = code("mime.not_allowed")
@@ -1069,7 +1209,7 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
         mime("video/mpeg"),
     )
     ff("mpeg_ts.ts", _TESTSRC25, ["-c:v", "mpeg2video"], "mpegts", code("mime.not_allowed"))
-    ff("mpeg_es.m2v", _TESTSRC25, ["-c:v", "mpeg2video"], "mpeg2video", code("mime.not_allowed"))
+    ff("mpeg_es.m2v", _TESTSRC25, ["-c:v", "mpeg2video"], "mpeg2video", mime("video/mpeg"))
     ff(
         "webm_audio_only.webm",
         _SINE,
@@ -1110,6 +1250,7 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
                 f"{fv}: {' '.join(args)} - | cat > out{Path(name).suffix} "
                 "(written to a pipe: sizes left unset)",
                 expected,
+                seconds=0.25,
             )
         )
 
@@ -1122,6 +1263,7 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
             lambda made, work: _sox(aifc_args, work),
             f"{sv}: {' '.join(aifc_args)} out.aifc synth 0.5 sine 440",
             mime("audio/aiff"),
+            seconds=0.5,
         )
     )
     wav_pipe_args = [*sox, "-t", "wav", "-", "synth", "0.25", "sine", "440"]
@@ -1131,8 +1273,20 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
             piped(wav_pipe_args),
             f"{sv}: {' '.join(wav_pipe_args)} | cat > out.wav (written to a pipe)",
             mime("audio/wav"),
+            seconds=0.25,
         )
     )
+    rifx_args = [*sox, "-B", "-t", "wav"]
+    add(
+        Fixture(
+            "wav_rifx.wav",
+            lambda made, work: _sox(rifx_args, work, ".wav"),
+            f"{sv}: {' '.join(rifx_args)} out.wav synth 0.5 sine 440 (big-endian: RIFX)",
+            mime("audio/wav"),
+            seconds=0.5,
+        )
+    )
+    _av_policy(f, ff, fv, lenient)
 
     # ---- derived from encoder output --------------------------------------------------
     add(
@@ -1219,11 +1373,290 @@ def _fixtures(lenient: bool = False) -> list[Fixture]:
             code("mime.not_allowed"),
         )
     )
+    _image_damage(f, pil, pv)
+    _pdf_damage(f, lenient)
     return f
 
 
-def _sox(args: list[str], work: Path) -> bytes:
-    out = work / "out.aifc"
+def _av_policy(f: list[Fixture], ff: Callable[..., None], fv: str, lenient: bool) -> None:
+    """Audio and video: fragments, init segments, files cut short, joined and VBR MP3,
+    compressed AIFF-C, and formats outside the API's lists named."""
+    py = "python testdata/generate.py"
+    h264 = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+    aac = ["-c:a", "aac", "-b:a", "32k"]
+    frag = ["-movflags", "frag_every_frame+empty_moov+default_base_moof"]
+    cmaf = ["-g", "5", "-movflags", "cmaf+frag_keyframe+empty_moov+default_base_moof"]
+    ff("mp4_fragmented.mp4", _TESTSRC + _SINE, h264 + aac + frag, "mp4", {"mime": "video/mp4"})
+    ff("mp4_cmaf.mp4", _TESTSRC, h264 + cmaf, "mp4", {"mime": "video/mp4"})
+    ff(
+        "aifc_ima4.aifc",
+        _SINE,
+        ["-c:a", "adpcm_ima_qt"],
+        "aiff",
+        {"mime": "audio/aiff"},
+    )
+    lame = ["-c:a", "libmp3lame", "-id3v2_version", "0"]
+    ff("mp3_2s.mp3", _sine_input(2), [*lame, "-b:a", "32k"], "mp3", {"mime": "audio/mpeg"})
+    ff(
+        "mp3_vbr_no_info.mp3",
+        _sine_input(3),
+        [*lame, "-q:a", "5", "-write_xing", "0"],
+        "mp3",
+        {"mime": "audio/mpeg"},
+    )
+    refused = {"code": "mime.not_allowed"}
+    one = ["-frames:v", "1"]
+    ff("tga_ffmpeg.tga", _TESTSRC, one, "image2", refused)
+    ff("pcx_ffmpeg.pcx", _TESTSRC, one, "image2", refused)
+    ff("y4m_ffmpeg.y4m", _TESTSRC, [*one, "-pix_fmt", "yuv420p"], "yuv4mpegpipe", refused)
+    ff("ivf_vp8.ivf", _TESTSRC, ["-c:v", "libvpx", "-b:v", "50k", *one], "ivf", refused)
+    ff("mxf_mpeg2.mxf", _TESTSRC25, ["-c:v", "mpeg2video", "-frames:v", "2"], "mxf", refused)
+    ff(
+        "dv_ntsc.dv",
+        ["-f", "lavfi", "-i", "testsrc=size=720x480:rate=30000/1001:duration=1"],
+        ["-target", "ntsc-dv", *one],
+        "dv",
+        refused,
+    )
+    ff(
+        "dts.dts",
+        _SHORT_SINE,
+        ["-c:a", "dca", "-strict", "-2", "-ar", "48000", "-ac", "2"],
+        "dts",
+        refused,
+    )
+    incomplete = ("media.incomplete",)
+    derived: list[tuple[str, Callable[[Made, Path], bytes], str, dict[str, str]]] = [
+        (
+            "mp4_init_segment.mp4",
+            init_segment,
+            "mp4_fragmented.mp4 up to its first moof",
+            {"code": "media.no_samples"},
+        ),
+        (
+            "mp4_faststart_cut.mp4",
+            cut("mp4_faststart.mp4", 0.6),
+            "first 60% of mp4_faststart.mp4 (moov whole, mdat cut)",
+            {"mime": "video/mp4"},
+        ),
+        (
+            "mp4_fragmented_cut.mp4",
+            lambda m, w: m["mp4_fragmented.mp4"][:-700],
+            "mp4_fragmented.mp4 less its last 700 bytes (the last fragment cut)",
+            {"mime": "video/mp4"},
+        ),
+        (
+            "wav_cut.wav",
+            cut("wav_pcm16.wav", 0.6),
+            "first 60% of wav_pcm16.wav",
+            {"mime": "audio/wav"},
+        ),
+        (
+            "wav_bw64.wav",
+            lambda m, w: b"BW64" + m["wav_rf64.wav"][4:],
+            "wav_rf64.wav with the BW64 form (ITU-R BS.2088)",
+            {"mime": "audio/wav"},
+        ),
+        (
+            "mp3_joined.mp3",
+            _concat("mp3_id3v2.mp3", "mp3_2s.mp3"),
+            "mp3_id3v2.mp3 + mp3_2s.mp3 (cat: two streams, each with an Info frame)",
+            {"mime": "audio/mpeg"},
+        ),
+    ]
+    warned = {"mp4_faststart_cut.mp4", "mp4_fragmented_cut.mp4", "wav_cut.wav"}
+    told = {"wav_bw64.wav": 1.0, "mp3_joined.mp3": 3.0, "wav_cut.wav": 0.3}
+    for name, make, how, expected in derived:
+        warnings = incomplete if name in warned else ()
+        f.append(
+            Fixture(name, make, f"{py}: {how}", expected, warnings=warnings, seconds=told.get(name))
+        )
+
+
+def _sine_input(seconds: float) -> list[str]:
+    return ["-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds:g}:sample_rate=22050"]
+
+
+def init_segment(made: Made, work: Path) -> bytes:
+    """A fragmented MP4 up to its first fragment: the initialization segment DASH serves."""
+    data = made["mp4_fragmented.mp4"]
+    return data[: data.index(b"moof") - 4]
+
+
+def _image_damage(f: list[Fixture], pil: dict[str, object], pv: str) -> None:
+    """Images cut short: what the decoders still show is a warning, nothing to show an error.
+
+    ffmpeg and ImageMagick (libjpeg) show a JPEG cut in its scan data; nothing shows one cut
+    before it. ffmpeg shows a PNG that ends after a whole IDAT without IEND; libpng and
+    ffmpeg show none cut inside a chunk. ffmpeg shows a GIF cut after a whole data
+    sub-block, none cut inside one. Nothing shows a BMP whose pixel rows are cut.
+    """
+    py = "python testdata/generate.py"
+    incomplete = ("media.incomplete",)
+    made_from = [
+        ("jpeg_no_eoi.jpg", lambda m, w: m["jpeg_baseline.jpg"][:-2], "jpeg_baseline.jpg less EOI"),
+        (
+            "jpeg_cut_in_scan.jpg",
+            jpeg_scan_cut("jpeg_baseline.jpg", 0.5),
+            "jpeg_baseline.jpg with half its scan data",
+        ),
+        ("png_no_iend.png", lambda m, w: m["png_pillow.png"][:-12], "png_pillow.png less IEND"),
+        ("gif_no_trailer.gif", lambda m, w: m["gif_pillow.gif"][:-1], "gif_pillow.gif less 0x3B"),
+        (
+            "gif_cut_after_sub_block.gif",
+            gif_sub_block_cut("gif_pillow.gif", inside=False),
+            "gif_pillow.gif cut after its first whole data sub-block",
+        ),
+    ]
+    for name, make, how in made_from:
+        f.append(
+            Fixture(
+                name, make, f"{pv}: {how}", {"mime": _MIME[name[-3:]]}, **pil, warnings=incomplete
+            )
+        )
+    refused = [
+        (
+            "jpeg_scan_header_only.jpg",
+            jpeg_scan_cut("jpeg_baseline.jpg", None),
+            "jpeg_baseline.jpg cut right after its scan header",
+        ),
+        (
+            "gif_cut_in_sub_block.gif",
+            gif_sub_block_cut("gif_pillow.gif", inside=True),
+            "gif_pillow.gif cut one byte before its first data sub-block ends",
+        ),
+        ("bmp_pixels_cut.bmp", bmp_pixels_cut, "bmp_pillow.bmp with 16 of its 24 rows"),
+    ]
+    for name, make, how in refused:
+        f.append(Fixture(name, make, f"{py}: {how}", {"code": "media.truncated"}, **pil))
+
+
+_MIME = {"jpg": "image/jpeg", "png": "image/png", "gif": "image/gif"}
+
+
+def _pdf_damage(f: list[Fixture], lenient: bool) -> None:
+    """PDF ends, page trees and encryption, as poppler, qpdf and pypdf read them."""
+    py = "python testdata/generate.py"
+    det: dict[str, object] = {"deterministic": True}
+    damaged = ("pdf.damaged",)
+    pdf_ok = {"mime": "application/pdf"}
+    f.append(
+        Fixture(
+            "pdf_nul_padded.pdf",
+            _concat("pdf_minimal.pdf", b"\x00" * 2048),
+            f"{py}: pdf_minimal.pdf + 2048 NUL bytes (%%EOF before the last 1024 bytes)",
+            pdf_ok,
+            **det,
+            warnings=damaged,
+        )
+    )
+    f.append(
+        Fixture(
+            "pdf_header_at_2000.pdf",
+            _concat(b"JUNK" * 500, "pdf_minimal.pdf"),
+            f"{py}: 2000 junk bytes + pdf_minimal.pdf (%PDF- past the 1024-byte window)",
+            pdf_ok,
+            **det,
+            warnings=damaged,
+            evidence={"offset": 2000},
+        )
+    )
+    f.append(
+        Fixture(
+            "pdf_no_eof_marker.pdf",
+            _call(pdf_without_eof_marker),
+            f"{py}: pdf_minimal(1) without its final %%EOF line",
+            pdf_ok,
+            **det,
+            warnings=damaged,
+        )
+    )
+    for name, (objects, how) in PAGE_TREES.items():
+        accepted = name in ("pdf_count_lies.pdf", "pdf_leaf_without_type.pdf")
+        f.append(
+            Fixture(
+                name,
+                _call(lambda objects=objects: pdf_objects(objects)),
+                f"{py}: pdf_objects(...): {how}",
+                pdf_ok if accepted else {"code": "pdf.no_pages"},
+                **det,
+                warnings=damaged if name == "pdf_count_lies.pdf" else (),
+                evidence={"pages": 1, "pages_exact": True} if accepted else {},
+            )
+        )
+    qv = _tool_version("qpdf", lenient)
+    for name, args, expected in (
+        (
+            "pdf_owner_rc4.pdf",
+            ("--allow-weak-crypto", "--encrypt", "", "owner", "128", "--use-aes=n", "--"),
+            pdf_ok,
+        ),
+        (
+            "pdf_owner_rc4_no_print.pdf",
+            (
+                "--allow-weak-crypto",
+                "--encrypt",
+                "",
+                "owner",
+                "128",
+                "--use-aes=n",
+                "--print=none",
+                "--extract=n",
+                "--",
+            ),
+            pdf_ok,
+        ),
+        (
+            "pdf_owner_aes128.pdf",
+            ("--static-aes-iv", "--encrypt", "", "owner", "128", "--use-aes=y", "--"),
+            pdf_ok,
+        ),
+        (
+            "pdf_owner_aes256.pdf",
+            ("--static-aes-iv", "--encrypt", "", "owner", "256", "--"),
+            pdf_ok,
+        ),
+        (
+            "pdf_user_aes256.pdf",
+            ("--static-aes-iv", "--encrypt", "user", "owner", "256", "--"),
+            {"code": "pdf.encrypted"},
+        ),
+    ):
+        make, command = qpdf("pdf_minimal.pdf", *args)
+        evidence = {"encrypted": True, "pages": 1} if "mime" in expected else {}
+        f.append(Fixture(name, make, f"{qv}: {command}", expected, evidence=evidence))
+    gv = _tool_version("gs", lenient)
+    f.append(
+        Fixture(
+            "pdf_ghostscript.pdf",
+            ghostscript_pages,
+            f"{gv}: gs -q -dNOPAUSE -dBATCH -sDEVICE=pdfwrite -sOutputFile=out.pdf -c '{PAGES_PS}'",
+            pdf_ok,
+            evidence={"pages": 12, "pages_exact": False},
+        )
+    )
+    make, command = qpdf("pdf_ghostscript.pdf", "--object-streams=generate")
+    f.append(
+        Fixture(
+            "pdf_object_streams.pdf",
+            make,
+            f"{qv}: {command} (a cross-reference stream, objects in object streams)",
+            pdf_ok,
+            evidence={"pages": 12, "pages_exact": False},
+        )
+    )
+
+
+def _told(inputs: list[str], codec: list[str]) -> float | None:
+    """The duration the lavfi sources were given (the shortest), or one frame's."""
+    if "-frames:v" in codec:
+        return None
+    told = [float(arg.split("duration=")[1].split(":")[0]) for arg in inputs if "duration=" in arg]
+    return min(told) if told else None
+
+
+def _sox(args: list[str], work: Path, suffix: str = ".aifc") -> bytes:
+    out = work / f"out{suffix}"
     subprocess.run(
         [*args, str(out), "synth", "0.5", "sine", "440"], check=True, capture_output=True
     )
@@ -1243,26 +1676,48 @@ def _module_version(name: str, lenient: bool) -> str:
         raise SystemExit(f"{name} is not installed; pip install {name.replace('_', '-')}") from None
 
 
-def fixtures(*, only_deterministic: bool = False) -> list[Fixture]:
+def fixtures(*, only_deterministic: bool = False, lenient: bool = False) -> list[Fixture]:
     """Return the fixture table in making order (sources before what derives from them)."""
     if only_deterministic:
         return [f for f in _fixtures(lenient=True) if f.deterministic]
-    return _fixtures()
+    return _fixtures(lenient)
 
 
-def generate(out: Path, *, only_deterministic: bool = False) -> list[dict[str, object]]:
-    """Write the fixtures into ``out`` and return their manifest entries, sorted by name."""
-    table = fixtures(only_deterministic=only_deterministic)
+def generate(
+    out: Path, *, only_deterministic: bool = False, only: tuple[str, ...] = ()
+) -> list[dict[str, object]]:
+    """Write the fixtures into ``out`` and return their manifest entries, sorted by name.
+
+    With ``only`` (shell patterns), the fixtures whose names match are made and the others
+    are read from ``out`` where a derived fixture needs them, so new fixtures can be added
+    without making the rest again (and without the tools the rest need).
+    """
+    table = fixtures(only_deterministic=only_deterministic, lenient=bool(only))
     out.mkdir(parents=True, exist_ok=True)
-    made: Made = {}
+    made: Made = _Existing(out) if only else {}
     entries = []
     with tempfile.TemporaryDirectory() as tmp:
         for fixture in table:
+            if only and not any(fnmatch.fnmatch(fixture.name, p) for p in only):
+                continue
             data = fixture.make(made, Path(tmp))
             made[fixture.name] = data
             (out / fixture.name).write_bytes(data)
             entries.append(_entry(fixture, data))
     return sorted(entries, key=lambda e: str(e["name"]))
+
+
+class _Existing(dict[str, bytes]):
+    """Fixtures made in this run, and the ones already in a folder, read when needed."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def __missing__(self, name: str) -> bytes:
+        data = (self.folder / name).read_bytes()
+        self[name] = data
+        return data
 
 
 def _entry(fixture: Fixture, data: bytes) -> dict[str, object]:
@@ -1278,6 +1733,12 @@ def _entry(fixture: Fixture, data: bytes) -> dict[str, object]:
         entry["requires"] = fixture.requires
     if fixture.declared:
         entry["declared"] = fixture.declared
+    if fixture.warnings:
+        entry["expected"] = {**fixture.expected, "warnings": list(fixture.warnings)}
+    if fixture.evidence:
+        entry["evidence"] = fixture.evidence
+    if fixture.seconds is not None:
+        entry["seconds"] = fixture.seconds
     return entry
 
 
@@ -1287,9 +1748,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only-deterministic", action="store_true", help="only the reproducible files"
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=(),
+        metavar="PATTERN",
+        help="make only the fixtures whose names match; the manifest keeps the others",
+    )
     args = parser.parse_args(argv)
-    entries = generate(args.out, only_deterministic=args.only_deterministic)
+    only = tuple(args.only)
+    entries = generate(args.out, only_deterministic=args.only_deterministic, only=only)
     if args.out.resolve() == MEDIA.resolve() and not args.only_deterministic:
+        if only:
+            made = {str(e["name"]) for e in entries}
+            kept = json.loads(MANIFEST.read_text("utf-8"))
+            entries = sorted(
+                [e for e in kept if e["name"] not in made] + entries,
+                key=lambda e: str(e["name"]),
+            )
         text = json.dumps(entries, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         MANIFEST.write_text(text, encoding="utf-8")
     total = sum(int(str(e["size"])) for e in entries)

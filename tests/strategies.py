@@ -337,6 +337,13 @@ MEDIA_SIGNATURES: tuple[bytes, ...] = (
     b"0&\xb2u\x8ef\xcf\x11\xa6\xd9\x00\xaa\x00b\xcel",
     b"PK\x03\x04",
     b"\x00\x00\x01\x00\x01\x00",
+    b"RIFX\x00\x00\x00\x24WAVEfmt ",
+    b"BW64\xff\xff\xff\xffWAVEds64",
+    b"FORM\x00\x00\x00\x00AIFCFVER",
+    b"\x00\x00\x01\xb3\x04\x00\x30\x13",
+    b"\x00\x00\x00\x18ftypiso6\x00\x00\x02\x00iso6cmfc",
+    b"%PDF-1.5\n1 0 obj\n<< /Type /XRef /W [1 2 1] >>\nstream\n",
+    b"%PDF-1.4\nxref\n0 3\n0000000000 65535 f \n",
 )
 
 media_bytes = st.one_of(

@@ -189,6 +189,18 @@ def test_mismatch_message_names_both_types() -> None:
     assert "image/jpeg" in message and "image/png" in message
 
 
+def test_damage_decoders_tolerate_is_a_warning_of_the_block() -> None:
+    block = di.image(m("png_no_iend.png"))
+    assert (block.mime_type, [(p.code, p.json_path) for p in block.warnings]) == (
+        "image/png",
+        [("media.incomplete", "$.data")],
+    )
+    assert all(not p.is_error for p in block.warnings)
+    with pytest.raises(di.InvalidInput) as info:
+        di.image(m("gif_cut_in_sub_block.gif"))
+    assert info.value.codes == ("media.truncated",)
+
+
 def test_uri_extension_contradiction_is_a_warning() -> None:
     block = di.image(uri="https://example.com/photo.png", mime_type="image/jpeg")
     assert [p.code for p in block.warnings] == ["uri.extension"]
@@ -296,6 +308,21 @@ INLINE: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
         [("media.truncated", "$.input[0].data")],
     ),
     ("pdf-ok", _inline("document", "pdf_pypdf_three_pages.pdf", "application/pdf"), []),
+    (
+        "jpeg-without-eoi-warns",
+        _inline("image", "jpeg_no_eoi.jpg", "image/jpeg"),
+        [("media.incomplete", "$.input[0].data")],
+    ),
+    (
+        "pdf-padded-warns",
+        _inline("document", "pdf_nul_padded.pdf", "application/pdf"),
+        [("pdf.damaged", "$.input[0].data")],
+    ),
+    (
+        "mp4-init-segment",
+        _inline("video", "mp4_init_segment.mp4", "video/mp4"),
+        [("media.no_samples", "$.input[0].data")],
+    ),
     (
         "bad-base64",
         {

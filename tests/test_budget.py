@@ -60,18 +60,16 @@ RATE_CASES: list[tuple[str, str, str, str | None, int, int]] = [
     ("flac-1s", "flac.flac", "audio", None, 25, 32),
     ("aiff-1s", "aiff_pcm.aiff", "audio", None, 25, 32),
     ("mp3-1.071s", "mp3_id3v2.mp3", "audio", None, 26, 35),  # an Info frame counts frames
-    # No frame count in the header: 1.071 s worked out from frame sizes, taken as a third of
-    # that to three times it.
-    ("mp3-estimated", "mp3_plain.mp3", "audio", None, 8, 103),
-    ("aac-estimated", "aac_adts.aac", "audio", None, 7, 87),
+    # No frame count in the header: the frames are counted one by one (1.071 s, 1.068 s).
+    ("mp3-frames-counted", "mp3_plain.mp3", "audio", None, 26, 35),
+    ("aac-frames-counted", "aac_adts.aac", "audio", None, 26, 35),
     ("opus-1s", "ogg_opus.opus", "audio", None, 25, 32),
     # PDF: pages at 560 by default, or 258 each under the older rule
     ("pdf-1-page", "pdf_pypdf_one_page.pdf", "document", None, 258, 560),
     ("pdf-3-pages", "pdf_pypdf_three_pages.pdf", "document", None, 3 * 258, 3 * 560),
 ]
 
-# Containers whose duration the sniffed evidence lacks: read from the header by the
-# estimate, so only inline data in a body (where the bytes are at hand) measures them.
+# Durations sniffing reads from a container's header or last page, or states as a range.
 HEADER_DURATION_CASES: list[tuple[str, str, str, str, float, float]] = [
     ("avi-avih", "avi_mpeg4.avi", "video", "video/avi", 1.0, 1.0),
     ("flv-onmetadata", "flv_flv1.flv", "video", "video/x-flv", 1.046, 1.046),
@@ -164,10 +162,11 @@ def test_the_tile_rule_on_a_large_image_from_its_header() -> None:
     [c[1:] for c in HEADER_DURATION_CASES],
     ids=[c[0] for c in HEADER_DURATION_CASES],
 )
-def test_durations_missing_from_evidence_come_from_the_header(
+def test_durations_come_from_the_sniffed_evidence(
     name: str, kind: str, mime: str, shortest: float, longest: float
 ) -> None:
-    assert "duration_s" not in di.sniff(MEDIA / name).evidence
+    evidence = di.sniff(MEDIA / name).evidence
+    assert "duration_s" in evidence or "duration_range_s" in evidence
     row = est.estimate(_body([_inline(name, kind, mime)])).blocks[0]
     assert row.measured, row.basis
     seconds = [float(s.replace(",", "")) for s in re.findall(r"([\d.,]+) s\b", row.basis)]
@@ -178,8 +177,8 @@ def test_durations_missing_from_evidence_come_from_the_header(
     "name", ["avi_mpeg4.avi", "flv_flv1.flv", "mpeg_ps.mpg", "ogg_flac.oga", "wav_pcm16.wav"]
 )
 def test_a_built_block_is_measured_like_its_inline_body(name: str) -> None:
-    # Some durations are not in the sniffed evidence; they are read from the container, for
-    # a block built from a file as for the same bytes inline in a body.
+    # Durations read from the container, or stated as a range, measure a block built from
+    # a file as they measure the same bytes inline in a body.
     request = di.Request(
         model="gemini-decision-1",
         input=[di.media(MEDIA / name)],

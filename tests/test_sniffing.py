@@ -20,8 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from decisions_input import GEMINI, RULES
-from decisions_input.errors import DecisionsInputError, SourceError
+from decisions_input.errors import DecisionsInputError, Severity, SourceError
 from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
+from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
 from tests.strategies import declared_mime_types, media_bytes, mutated_media
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +93,32 @@ def test_manifest_fixture_sniffs_as_expected(entry: dict[str, Any]) -> None:
         assert (det.mime, det.code) == (expected["mime"], None), det.reason
     else:
         assert (det.mime, det.code) == (None, expected["code"]), det.reason
+    assert [w.code for w in det.warnings] == expected.get("warnings", [])
+    assert all(w.severity is Severity.WARNING and w.path == () for w in det.warnings)
+    shown = entry.get("evidence", {})
+    assert {k: _plain(det.evidence.get(k)) for k in shown} == shown
+    if "seconds" in entry and det.ok:
+        _assert_told(det, entry["seconds"])
+
+
+def _assert_told(det: Detected, told: float) -> None:
+    """The duration (or the stated range) holds what the encoder was told to make.
+
+    Codecs add a little: encoder delay and padding (MP3, AAC) and whole frames.
+    """
+    slack = max(0.1, 0.05 * told)
+    duration = det.evidence.get("duration_s")
+    span = det.evidence.get("duration_range_s")
+    if isinstance(duration, float):
+        assert abs(duration - told) <= slack, (duration, told)
+    else:
+        assert isinstance(span, tuple), det.evidence
+        assert span[0] - slack <= told <= span[1] + slack, (span, told)
+
+
+def _plain(value: object) -> object:
+    """Evidence as JSON holds it: tuples as lists."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def test_manifest_lists_every_file_with_its_hash() -> None:
@@ -102,6 +129,8 @@ def test_manifest_lists_every_file_with_its_hash() -> None:
         assert hashlib.sha256(media(entry["name"])).hexdigest() == entry["sha256"], entry["name"]
         expected = entry["expected"]
         assert expected.get("code") in RULES or expected.get("mime") in ALLOWED
+        for code in expected.get("warnings", []):
+            assert RULES[code].severity is Severity.WARNING
         assert entry["made_by"]
 
 
@@ -185,7 +214,7 @@ DISTINCTIONS = [
     # MPEG systems
     ("mpeg-program-stream", "mpeg_ps.mpg", "video/mpeg", "MPEG-PS"),
     ("mpeg-transport-stream", "mpeg_ts.ts", "mime.not_allowed", "MPEG-TS"),
-    ("mpeg-video-elementary", "mpeg_es.m2v", "mime.not_allowed", "MPEG video elementary stream"),
+    ("mpeg-video-elementary", "mpeg_es.m2v", "video/mpeg", "MPEG video elementary stream"),
     # ASF
     ("asf-with-video", "wmv_asf.wmv", "video/wmv", "WMV"),
     ("asf-audio-only-wma", "wma_asf.wma", "mime.not_allowed", "WMA (ASF audio only)"),
@@ -424,7 +453,36 @@ def _ac3_frames(count: int) -> bytes:
     return data[: 256 * count]  # 64 kbit/s at 48 kHz: 256-byte frames
 
 
+def _heic_ipma_count(count: int) -> bytes:
+    """heic_x265.heic with its ipma entry count set to ``count`` (more than it holds)."""
+    data = media("heic_x265.heic")
+    at = data.index(b"ipma") + 8
+    return _patch(data, at, struct.pack(">I", count))
+
+
+def _tiff_width_count(count: int) -> bytes:
+    """tiff_be.tif with the value count of its ImageWidth tag set to ``count``."""
+    data = media("tiff_be.tif")
+    (ifd,) = struct.unpack(">I", data[4:8])
+    for i in range(struct.unpack(">H", data[ifd : ifd + 2])[0]):
+        at = ifd + 2 + 12 * i
+        if struct.unpack(">H", data[at : at + 2])[0] == 256:
+            return _patch(data, at + 4, struct.pack(">I", count))
+    raise AssertionError(256)
+
+
 HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
+    # 0. shapes the fuzzer found readers failing on (they now refuse them)
+    ("heic-ipma-count-past-box", lambda: _heic_ipma_count(0xFFFF), None, "media.corrupt"),
+    ("tiff-width-with-no-values", lambda: _tiff_width_count(0), None, "media.corrupt"),
+    (
+        "avi-cut-inside-avih",
+        lambda: media("avi_mpeg4.avi")[: media("avi_mpeg4.avi").index(b"avih") + 30],
+        None,
+        "media.truncated",
+    ),
+    ("webm-cut-in-ebml-header", lambda: media("webm_video.webm")[:7], None, "media.corrupt"),
+    ("flv-signature-only", lambda: b"FLV\x01", None, "media.truncated"),
     # 1. declared lengths past the end are capped, the files still sniff
     (
         "wav-data-size-past-end",
@@ -498,11 +556,11 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
         None,
         "application/pdf",
     ),
-    (
+    (  # poppler, qpdf and pypdf find a header past the window: a warning, pdf.damaged
         "pdf-starting-at-1024",
         lambda: b"\x01" * 1024 + media("pdf_minimal.pdf"),
         None,
-        "media.unknown",
+        "application/pdf",
     ),
     ("png-pdf-header-at-1020", lambda: _png_with_pdf_at(1020), None, "media.polyglot"),
     ("png-pdf-header-at-1023", lambda: _png_with_pdf_at(1023), None, "media.polyglot"),
@@ -517,7 +575,7 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
         "ts-sync-bytes-then-pdf-at-1100",
         lambda: b"G" * 1100 + media("pdf_minimal.pdf"),
         None,
-        "media.unknown",
+        "application/pdf",
     ),
     (
         "ts-syncs-without-packet-headers",
@@ -590,12 +648,12 @@ HOSTILE: list[tuple[str, Callable[[], bytes], str | None, str]] = [
 @pytest.fixture
 def without_libmagic(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Sniff with the library's own recognisers only, so the verdicts do not vary by host."""
-    from decisions_input import sniffing as sniff
+    from decisions_input.sniffing import others
 
-    sniff._magic_db.cache_clear()
+    others.magic_db.cache_clear()
     monkeypatch.setitem(sys.modules, "magic", None)  # import magic now raises ImportError
     yield
-    sniff._magic_db.cache_clear()
+    others.magic_db.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -861,9 +919,12 @@ def test_mpeg_ts_with_192_byte_packets_is_refused() -> None:
     assert (det.code, det.format) == ("mime.not_allowed", "MPEG-TS")
 
 
-def test_pdf_header_after_1024_bytes_is_not_a_pdf() -> None:
+def test_pdf_header_after_1024_bytes_is_a_damaged_pdf() -> None:
     det = sniff_bytes(b"\x01\x02" * 600 + media("pdf_minimal.pdf"))
-    assert det.mime is None
+    assert (det.mime, [w.code for w in det.warnings]) == ("application/pdf", ["pdf.damaged"])
+    assert det.evidence["offset"] == 1200
+    zipped = sniff_bytes(media("zip_archive.zip") + b"\x00" * 1200 + media("pdf_minimal.pdf"))
+    assert (zipped.code, zipped.format) == ("mime.not_allowed", "ZIP")  # a format claims it
 
 
 def test_hostile_box_count_stops_at_the_step_bound() -> None:
@@ -1072,6 +1133,47 @@ def test_one_gib_sparse_file_sniffs_like_a_small_one(tmp_path: Path, make: Any, 
     assert read_big.reads <= read_small.reads + 4
 
 
+# One bound for every family, short file or long: the head and the tail a sniffer reads
+# (2 x SNIFF_BYTES), Pillow's allowance past the head (4 x), and a frame walk or a page
+# tree's largest node (2 x); and the reads (seeks) that take.
+_BYTES_BOUND = 8 * GEMINI.SNIFF_BYTES
+_READS_BOUND = 128
+
+
+def _counted(data: bytes | Sparse) -> tuple[Detected, Counting]:
+    inner: Any = data if isinstance(data, Sparse) else io.BytesIO(data)
+    size = data.seek(0, io.SEEK_END) if isinstance(data, Sparse) else len(data)
+    counting = Counting(inner, size)
+    return sniff_stream(counting, size), counting
+
+
+@pytest.mark.parametrize("entry", LONG, ids=[e.family for e in LONG])
+def test_cost_does_not_grow_with_the_file(entry: Long) -> None:
+    short_det, short = _counted(media(entry.short))
+    long_det, long = _counted(entry.make())
+    assert (long_det.mime, long_det.code) == (short_det.mime, short_det.code), long_det.reason
+    for counted in (short, long):
+        assert counted.bytes_read <= _BYTES_BOUND
+        assert counted.reads <= _READS_BOUND
+    if entry.seconds is not None:
+        _assert_told(long_det, entry.seconds)
+
+
+def test_long_mp3_beyond_the_walk_is_an_estimate() -> None:
+    det, _ = _counted(long_mp3("mp3_plain.mp3", 3600))
+    assert det.evidence["duration_estimated"] is True  # one bit rate seen: constant, estimated
+    variable, _ = _counted(long_mp3("mp3_vbr_no_info.mp3", 100))
+    low, high = variable.evidence["duration_range_s"]  # type: ignore[misc]
+    assert "duration_s" not in variable.evidence
+    assert low < 100 * 3.0 < high  # 100 joined copies of a 3 s VBR file
+
+
+def test_zero_page_pdf_padded_with_300000_objects_has_no_pages() -> None:
+    det, counted = _counted(long_pdf_objects(300_000, pages=0))
+    assert det.code == "pdf.no_pages"
+    assert counted.bytes_read <= _BYTES_BOUND
+
+
 def test_moov_found_after_a_gib_of_mdat(tmp_path: Path) -> None:
     path = tmp_path / "moov_at_end.mp4"
     _sparse_mp4(path, GIB + 12345)
@@ -1122,6 +1224,19 @@ class _Broken(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         raise OSError("disk on fire")
+
+
+def test_a_reader_that_fails_reports_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from decisions_input.sniffing import registry
+    from decisions_input.sniffing.base import Format
+
+    def failing(src: Any) -> Detected:
+        raise IndexError("index out of range")
+
+    monkeypatch.setattr(registry, "REGISTRY", (Format("PNG", "image", lambda h: True, failing),))
+    det = sniff_bytes(media("png_pillow.png"))
+    assert (det.code, det.format, det.kind) == ("internal.error", "PNG", "image")
+    assert "test_sniffing.py" not in det.reason and "IndexError" in det.reason
 
 
 def test_read_errors_become_source_errors() -> None:
@@ -1202,9 +1317,9 @@ def test_libmagic_guesses_do_not_accept_bytes() -> None:
 
 
 def test_without_libmagic_the_own_table_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    from decisions_input import sniffing as sniff
+    from decisions_input.sniffing import others
 
-    sniff._magic_db.cache_clear()
+    others.magic_db.cache_clear()
     monkeypatch.setitem(sys.modules, "magic", None)  # import magic now raises ImportError
     try:
         det = sniff_bytes(b"#!/bin/sh\necho hello\n")
@@ -1212,7 +1327,7 @@ def test_without_libmagic_the_own_table_answers(monkeypatch: pytest.MonkeyPatch)
         assert sniff_file("png_pillow.png").mime == "image/png"
         assert sniff_file("random.bin").code == "media.unknown"
     finally:
-        sniff._magic_db.cache_clear()
+        others.magic_db.cache_clear()
 
 
 # --------------------------------------------------------------------------------------
@@ -1227,6 +1342,7 @@ def _check_invariants(det: Detected) -> None:
         assert det.mime in GEMINI.MIME_TYPES[str(det.kind)]
     else:
         assert det.code in RULES
+        assert det.code != "internal.error", det.reason
     assert det.kind in (None, "image", "audio", "video", "document")
     assert det.format and det.reason
 

@@ -1,0 +1,320 @@
+"""PDF: the header window, the end of the file, encryption, and the pages.
+
+Decisions, each checked against poppler (``pdfinfo``, ``pdftoppm``), qpdf and pypdf on real
+files (``testdata/MANIFEST.json`` lists them):
+
+* **Header.** ``%PDF-`` belongs in the first 1024 bytes, where all readers look for it;
+  bytes before it are allowed, and offsets count from the header. A header further in
+  (within ``SNIFF_BYTES``), in bytes no other format claims, is found by poppler, qpdf
+  and pypdf, which open the file: accepted with ``pdf.damaged``. The polyglot check looks
+  at the first 1024 bytes only.
+* **End.** ``%%EOF`` belongs in the last 1024 bytes. A PDF padded past that (NUL bytes,
+  spaces, junk) or without ``%%EOF`` but with its ``startxref`` and cross-reference data
+  whole is opened by poppler and qpdf (pypdf opens the padded ones): accepted with the
+  warning ``pdf.damaged``. A PDF cut before its cross-reference data opens nowhere:
+  ``media.truncated``. Another format's signature after ``%%EOF`` is a polyglot.
+* **Encryption.** A PDF whose user password is empty (an owner password sets
+  restrictions only) opens in poppler, qpdf and pypdf without a password, restricted or
+  not, RC4 or AES: accepted, ``evidence["encrypted"]`` says so. A PDF that needs a user
+  password opens nowhere without it: ``pdf.encrypted``.
+* **Pages.** Pages are counted at the page leaves of the tree (``/Type /Page``, or a node
+  without ``/Type`` and without ``/Kids``, as pypdf counts them), up to
+  ``Limits.MAX_PDF_PAGE_NODES`` nodes; past that the root's ``/Count`` stands
+  (``evidence["pages_exact"]`` is False) once a leaf was found. A tree without a leaf (no
+  ``/Kids``, a ``/Pages`` that is not a dictionary or points at nothing) is
+  ``pdf.no_pages``: pypdf finds no page there, and poppler and qpdf at most a blank one
+  made up from ``/Count``. A ``/Count`` that differs from the leaves is ``pdf.damaged``.
+  A node reached twice is ``media.corrupt``.
+
+The structure is read by :mod:`.pdf_objects` (the trailer, the catalog and the first
+page-tree nodes, a few reads wherever they are); pypdf is the slow path for what that
+reader does not follow (encryption, filters, cross-reference data to rebuild), with a
+bounded allowance of reads.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import SourceError
+from .base import (
+    Broken,
+    Detected,
+    Format,
+    OutOfBudget,
+    Source,
+    buffered,
+    damaged,
+    earliest_polyglot_end,
+    foreign,
+    found,
+    polyglot,
+    quiet_logger,
+)
+from .pdf_objects import Document, Ref, RefArray, Unreadable
+
+__all__ = ["FORMATS", "PDF", "PDF_FAR", "PDF_WINDOW", "pdf_start"]
+
+
+PDF_WINDOW = 1024
+_STARTXREF = re.compile(rb"startxref[\x00\t\n\x0c\r ]+(\d{1,15})")
+
+
+def pdf_start(head: bytes) -> int:
+    """Return where a ``%PDF-`` header starting in the first 1024 bytes is, or -1."""
+    return head.find(b"%PDF-", 0, PDF_WINDOW + 4)
+
+
+@dataclass(slots=True)
+class _Pages:
+    count: int
+    exact: bool
+    encrypted: bool = False
+    notes: tuple[str, ...] = ()
+
+
+def _pdf(src: Source) -> Detected:
+    return _pdf_at(src, pdf_start(src.head))
+
+
+def _pdf_far(src: Source) -> Detected | None:
+    """A PDF whose header starts past the first 1024 bytes, yet in the head.
+
+    poppler, qpdf (rebuilding its index) and pypdf find such a header and open the file;
+    other readers look at the first 1024 bytes only.
+    """
+    begin = src.head.find(b"%PDF-", PDF_WINDOW)
+    det = _pdf_at(src, begin)
+    note = f"expected %PDF- in the first {PDF_WINDOW} bytes, found it at offset {begin}"
+    return damaged(det, "pdf.damaged", note)
+
+
+def _pdf_at(src: Source, begin: int) -> Detected:
+    version = src.head[begin + 5 : begin + 8].decode("latin-1")
+    if src.partial:
+        return found("application/pdf", "PDF", f"PDF {version}", pdf_version=version, partial=True)
+    start, tail = src.tail()
+    notes: tuple[str, ...] = ()
+    if b"%%EOF" not in tail[-PDF_WINDOW:]:
+        end = earliest_polyglot_end(tail, start, b"%%EOF", 0, "PDF")
+        if end:
+            other = foreign(src.at(end, 64), "PDF") or "another format"
+            det = found("application/pdf", "PDF", "PDF")
+            return polyglot(det, other, f"{other} bytes after %%EOF at offset {end}")
+        notes = ("expected %%EOF in the last 1024 bytes, found none; PDF readers look further",)
+    pages = _pages(src.view(begin) if begin else src, tail)
+    det = found(
+        "application/pdf",
+        "PDF",
+        f"PDF {version}, {pages.count} page(s)",
+        pages=pages.count,
+        pages_exact=pages.exact,
+        pdf_version=version,
+        offset=begin or None,
+        encrypted=pages.encrypted or None,
+    )
+    for note in (*notes, *pages.notes):
+        det = damaged(det, "pdf.damaged", note)
+    return det
+
+
+def _pages(src: Source, tail: bytes) -> _Pages:
+    """Count the pages: the own reader first, pypdf when it cannot follow the structure."""
+    at = tail.rfind(b"startxref")
+    found_at = _STARTXREF.match(tail, at) if at >= 0 else None
+    matches = [found_at] if found_at is not None else []
+    trouble = "expected startxref near the end, found none; PDF readers rebuild the index"
+    if matches:
+        try:
+            return _own_pages(src, int(matches[-1].group(1)))
+        except Unreadable:
+            trouble = ""
+        except Broken as exc:
+            if exc.code != "media.corrupt":
+                raise
+            trouble = f"{exc.reason}; PDF readers rebuild the cross-reference data"
+    try:
+        pages = _pypdf_pages(src)
+    except Broken as exc:
+        if matches or exc.code != "media.corrupt":
+            raise
+        raise Broken(
+            "media.truncated", "expected startxref and %%EOF near the end, found neither"
+        ) from exc
+    if trouble:
+        pages.notes = (*pages.notes, trouble)
+    return pages
+
+
+# --------------------------------------------------------------------------------------
+# The page tree, walked the same way over the own reader and over pypdf
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    """One page-tree node: what it is, its kids (None: no /Kids array), its /Count."""
+
+    kind: str | None  # "Pages", "Page", another /Type, or None without one
+    kids: Sequence[object] | None
+    count: int | None
+    is_dict: bool = True
+
+
+def _walk(
+    root: object, open_node: Callable[[object], _Node], key: Callable[[object], object], limit: int
+) -> _Pages:
+    """Count page leaves depth first; past ``limit`` nodes, the root's /Count stands.
+
+    Once the tree has more nodes than are left to read, the walk only goes on to the
+    first leaf, which shows that the tree has pages.
+    """
+    stack, seen, leaves, unfinished = [root], set(), 0, False
+    first = open_node(root)
+    if not first.is_dict:
+        raise Broken("pdf.no_pages", "expected a page tree at the catalog's /Pages, found none")
+    if first.kids is not None and first.count is not None and 1 < len(first.kids) == first.count:
+        # A flat tree with a kid per counted page: the first kid shows that they are pages.
+        unfinished = True
+    for done in range(limit):
+        if not stack:
+            return _settle_pages(leaves, first.count)
+        if unfinished and leaves:
+            break
+        item = stack.pop()
+        ident = key(item)
+        if ident is not None:
+            if ident in seen:
+                raise Broken("media.corrupt", "expected a page tree, found a node twice in /Kids")
+            seen.add(ident)
+        node = first if item is root else open_node(item)
+        if node.kind == "Pages" or (node.kind is None and node.kids is not None):
+            kids = node.kids or []
+            unfinished = unfinished or len(stack) + len(kids) >= limit - done
+            stack.extend(reversed(list(kids[:limit])))
+        elif node.is_dict and (node.kind == "Page" or node.kind is None):
+            leaves += 1
+    if not leaves:
+        raise Broken("media.too_complex", f"expected a page leaf within {limit} page-tree nodes")
+    count = first.count if first.count is not None and first.count > leaves else leaves
+    return _Pages(count, False)
+
+
+def _settle_pages(leaves: int, count: int | None) -> _Pages:
+    if leaves == 0:
+        raise Broken("pdf.no_pages", "expected at least 1 page leaf in the page tree, found 0")
+    notes: tuple[str, ...] = ()
+    if count is not None and count != leaves:
+        notes = (f"expected /Count {count} to count the {leaves} page leaves",)
+    return _Pages(leaves, True, notes=notes)
+
+
+_CATALOG_KEYS = frozenset({"Pages"})
+_NODE_KEYS = frozenset({"Type", "Kids", "Count"})
+
+
+def _own_pages(src: Source, startxref: int) -> _Pages:
+    doc = Document.open(src, startxref)
+    if "Encrypt" in doc.trailer:
+        raise Unreadable("an encrypted PDF")
+    catalog = doc.get(doc.trailer.get("Root"), _CATALOG_KEYS)
+    if not isinstance(catalog, dict):
+        raise Broken("media.corrupt", "expected a catalog dictionary at the trailer's /Root")
+
+    def open_node(item: object) -> _Node:
+        node = doc.get(item, _NODE_KEYS)  # type: ignore[arg-type]
+        if not isinstance(node, dict):
+            return _Node(None, None, None, is_dict=False)
+        kids, count = doc.get(node.get("Kids")), doc.get(node.get("Count"))
+        kind = node.get("Type")
+        return _Node(
+            str(kind) if isinstance(kind, str) else None,
+            kids if isinstance(kids, (list, RefArray)) else None,
+            count if isinstance(count, int) and not isinstance(count, bool) else None,
+        )
+
+    def key(item: object) -> object:
+        return item if isinstance(item, Ref) else None
+
+    return _walk(catalog.get("Pages"), open_node, key, src.limits.MAX_PDF_PAGE_NODES)
+
+
+# --------------------------------------------------------------------------------------
+# pypdf, the slow path
+# --------------------------------------------------------------------------------------
+
+
+def _pypdf_pages(src: Source) -> _Pages:
+    """Count pages with pypdf, which rebuilds broken cross-reference data and decrypts."""
+    try:
+        import pypdf
+    except ImportError as exc:
+        raise Broken("media.corrupt", "expected a PDF the own reader follows") from exc
+    quiet_logger("pypdf")
+    local = src.allowance(src.limits.MAX_SNIFF_READ_BYTES // 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            reader = pypdf.PdfReader(buffered(local), strict=False)
+            encrypted = _open_encrypted(reader) if reader.is_encrypted else False
+            root: Any = reader.trailer["/Root"]
+            pages = _walk(
+                root.get("/Pages"), _pypdf_node, _pypdf_key, src.limits.MAX_PDF_PAGE_NODES
+            )
+        except (Broken, SourceError):
+            raise
+        except OutOfBudget as exc:
+            raise Broken(
+                "media.too_complex", f"pypdf needed more than its allowance: {exc}"
+            ) from exc
+        except Exception as exc:  # pypdf raises many kinds on hostile files
+            if local.exhausted:
+                raise Broken("media.too_complex", "pypdf needed more than its allowance") from exc
+            raise Broken("media.corrupt", f"expected a PDF that pypdf can read: {exc}") from exc
+    pages.encrypted = encrypted
+    return pages
+
+
+def _open_encrypted(reader: Any) -> bool:
+    """Open an encrypted PDF with the empty user password, as readers do without asking."""
+    from pypdf.errors import DependencyError
+
+    try:
+        opened = reader.decrypt("")
+    except DependencyError as exc:
+        raise Broken(
+            "pdf.encrypted", f"expected a PDF that opens without a password, cannot tell: {exc}"
+        ) from exc
+    if not opened:
+        raise Broken("pdf.encrypted", "expected a PDF that opens without a password, found one")
+    return True
+
+
+def _pypdf_node(item: object) -> _Node:
+    node: Any = item.get_object() if hasattr(item, "get_object") else item
+    if not isinstance(node, dict):
+        return _Node(None, None, None, is_dict=False)
+    kids: Any = node.get("/Kids")
+    kids = kids.get_object() if hasattr(kids, "get_object") else kids
+    count: Any = node.get("/Count")
+    count = count.get_object() if hasattr(count, "get_object") else count
+    kind = node.get("/Type")
+    return _Node(
+        str(kind)[1:] if isinstance(kind, str) else None,
+        list(kids) if isinstance(kids, list) else None,
+        int(count) if isinstance(count, int) and not isinstance(count, bool) else None,
+    )
+
+
+def _pypdf_key(item: object) -> object:
+    idnum = getattr(item, "idnum", None)
+    return None if idnum is None else (int(idnum), int(getattr(item, "generation", 0)))
+
+
+PDF = Format("PDF", "document", lambda h: pdf_start(h) >= 0, _pdf)
+PDF_FAR = Format("PDF", "document", lambda h: h.find(b"%PDF-", PDF_WINDOW) >= 0, _pdf_far)
+FORMATS = (PDF, PDF_FAR)
