@@ -165,7 +165,7 @@ def test_recipe_on_a_dask_cluster_matches_the_command_line(
 # Run in a fresh interpreter, so that every cache starts empty and the threads race to fill
 # them; warnings are errors there, as a strict program would have them.
 _THREADS_SCRIPT = r"""
-import json, sys, threading
+import json, sys, threading, warnings
 from pathlib import Path
 import decisions_input as di
 
@@ -186,6 +186,7 @@ def work():
             out.append([[list(p.path), p.code, p.message, str(p.severity)] for p in found])
     return out
 
+filters = list(warnings.filters)
 barrier = threading.Barrier(8)
 results = [None] * 8
 def run(i):
@@ -196,7 +197,7 @@ for t in threads:
     t.start()
 for t in threads:
     t.join()
-print(json.dumps({"threads": results, "one": work()}))
+print(json.dumps({"threads": results, "one": work(), "filters": filters == warnings.filters}))
 """
 
 
@@ -219,3 +220,4 @@ def test_threads_answer_as_one_thread(tmp_path: Path, files: list[str]) -> None:
     assert len(found["one"]) == len(media) + 2 * len(list(tmp_path.glob("*.json")))
     for answers in found["threads"]:
         assert answers == found["one"]
+    assert found["filters"], "threads left the process with other warning filters"

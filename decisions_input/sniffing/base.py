@@ -14,7 +14,10 @@ from __future__ import annotations
 import io
 import logging
 import struct
-from collections.abc import Callable, Mapping
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
@@ -37,6 +40,7 @@ __all__ = [
     "Source",
     "after_end",
     "buffered",
+    "decoder_warnings",
     "byte_at",
     "check_pixels",
     "clean",
@@ -391,6 +395,25 @@ def quiet_logger(name: str) -> None:
     logger = logging.getLogger(name)
     if not logger.handlers:
         logger.addHandler(logging.NullHandler())
+
+
+# ``warnings.catch_warnings`` saves and restores the filters of the whole process (before
+# Python 3.14): two threads inside it at once could each restore the other's filters and
+# leave the process ignoring every warning. One lock keeps those sections apart.
+_WARNING_FILTERS = threading.Lock()
+
+
+@contextmanager
+def decoder_warnings(refuse: type[Warning] | None = None) -> Iterator[None]:
+    """Silence a decoder library's warnings while it reads a header; ``refuse`` raises.
+
+    The filters of the process are changed only for the section, one thread at a time.
+    """
+    with _WARNING_FILTERS, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if refuse is not None:
+            warnings.simplefilter("error", refuse)
+        yield
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,6 @@ with ffmpeg, ImageMagick (libjpeg, libpng), libwebp (``dwebp``) and Pillow:
 from __future__ import annotations
 
 import struct
-import warnings
 import zlib
 from dataclasses import dataclass
 
@@ -40,6 +39,7 @@ from .base import (
     buffered,
     check_pixels,
     damaged,
+    decoder_warnings,
     earliest_polyglot_end,
     found,
     quiet_logger,
@@ -60,9 +60,7 @@ def _pillow_size(src: Source, pil_format: str) -> tuple[int, int] | None:
         return None
     quiet_logger("PIL")
     local = src.allowance(4 * src.limits.SNIFF_BYTES)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        warnings.simplefilter("error", Image.DecompressionBombWarning)
+    with decoder_warnings(refuse=Image.DecompressionBombWarning):
         try:
             with Image.open(buffered(local), formats=[pil_format]) as im:
                 width, height = im.size

@@ -35,7 +35,6 @@ bounded allowance of reads.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +48,7 @@ from .base import (
     Source,
     buffered,
     damaged,
+    decoder_warnings,
     earliest_polyglot_end,
     foreign,
     found,
@@ -256,8 +256,7 @@ def _pypdf_pages(src: Source) -> _Pages:
         raise Broken("media.corrupt", "expected a PDF the own reader follows") from exc
     quiet_logger("pypdf")
     local = src.allowance(src.limits.MAX_SNIFF_READ_BYTES // 2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with decoder_warnings():
         try:
             reader = pypdf.PdfReader(buffered(local), strict=False)
             encrypted = _open_encrypted(reader) if reader.is_encrypted else False
