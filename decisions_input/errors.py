@@ -115,7 +115,25 @@ class Problem:
 
 
 class DecisionsInputError(Exception):
-    """Root of every exception this library raises."""
+    """Root of every exception this library raises.
+
+    Two of the library's exceptions are equal when they have the same type, arguments and
+    attributes (``problems``, ``status``, notes), so one that crossed a process boundary
+    compares equal to the one raised; the hash agrees with that equality.
+
+    .. versionchanged:: 0.2 equality by value.
+    """
+
+    def _value(self) -> tuple[object, ...]:
+        return (type(self), self.args, vars(self))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DecisionsInputError):
+            return NotImplemented
+        return self._value() == other._value()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.args))
 
 
 class InvalidInput(DecisionsInputError, ValueError):

@@ -139,15 +139,9 @@ VALUES: list[Any] = [
         lambda: RemoteHead("https://example.com/a", 206, 10, b"\x89PNG", "image/png"),
         id="remote-head",
     ),
-    pytest.param(
-        lambda: di.sniff(MEDIA / "mp4_h264.mp4"),
-        id="detected",
-        marks=pytest.mark.xfail(
-            strict=True,
-            raises=TypeError,
-            reason="Detected pickles once sniffing is split into a package",
-        ),
-    ),
+    pytest.param(lambda: di.sniff(MEDIA / "mp4_h264.mp4"), id="detected"),
+    pytest.param(lambda: di.sniff(MEDIA / "jpeg_no_eoi.jpg"), id="detected-with-warning"),
+    pytest.param(lambda: di.sniff(MEDIA / "empty.bin"), id="detected-refused"),
     pytest.param(_gemini_response, id="response-gemini"),
     pytest.param(
         lambda: parse_response(PARALLEL_RESPONSE, request=PARALLEL_REQUEST, target="parallel"),
@@ -353,7 +347,7 @@ def _api_error() -> Exception:
     raise AssertionError("not refused")
 
 
-# Exceptions compare by identity, as Python's do: the round trip keeps type, text and state.
+# The library's exceptions compare by value: the round trip keeps type, text and state.
 ERRORS: list[Any] = [
     pytest.param(lambda: di.DecisionsInputError("broken"), id="base"),
     pytest.param(_invalid, id="invalid-input"),
@@ -375,12 +369,23 @@ def test_exception_pickles_with_what_it_carries(make: Callable[[], Any], protoco
     assert type(again) is type(exc)
     assert (again.args, str(again), vars(again)) == (exc.args, str(exc), vars(exc))
     assert getattr(again, "problems", ()) == getattr(exc, "problems", ())
+    assert again == exc and hash(again) == hash(exc)
 
 
 def test_notes_survive_the_trip() -> None:
     exc = _invalid()
     exc.add_note("while building template 7")
     assert _again(exc, 2).__notes__ == ["while building template 7"]
+
+
+def test_exceptions_that_differ_are_not_equal() -> None:
+    assert di.SchemaError("a") != di.SchemaError("b")
+    assert di.SchemaError("a") != di.DecisionsInputError("a")
+    assert di.InvalidInput([]) != _invalid()
+    noted = _invalid()
+    noted.add_note("while building template 7")
+    assert noted != _invalid()
+    assert di.SchemaError("a") != ValueError("a") and di.SchemaError("a") != "a"
 
 
 # --- properties --------------------------------------------------------------------------------

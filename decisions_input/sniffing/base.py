@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
+from .._pickling import reduce_fields
 from .._streams import ReadOnlyStream
 from ..errors import Problem, Severity, SourceError
 from ..limits import GEMINI, Limits
@@ -97,6 +98,10 @@ class Detected:
     def __post_init__(self) -> None:
         if not isinstance(self.evidence, MappingProxyType):
             object.__setattr__(self, "evidence", MappingProxyType(dict(self.evidence)))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle the fields, the evidence as the read-only mapping it is."""
+        return reduce_fields(self)
 
     @property
     def ok(self) -> bool:
