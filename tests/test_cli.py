@@ -575,6 +575,21 @@ def test_sniff_table_and_json() -> None:
     assert "width=32" in row
 
 
+def test_sniff_shows_damage_the_decoders_tolerate() -> None:
+    damaged = f"{MEDIA}/jpeg_no_eoi.jpg"
+    code, out, err = run("sniff", damaged, f"{MEDIA}/jpeg_baseline.jpg", "--format", "json")
+    assert (code, err) == (0, "")
+    records = json.loads(out)
+    assert [(r["mime"], r["code"], [w["code"] for w in r["warnings"]]) for r in records] == [
+        ("image/jpeg", None, ["media.incomplete"]),
+        ("image/jpeg", None, []),
+    ]
+    code, out, _ = run("sniff", damaged)
+    assert code == 0
+    row = out.splitlines()[1]
+    assert row.split()[3:6] == ["image/jpeg", "warning", "media.incomplete:"]
+
+
 def test_sniff_compares_a_declared_type() -> None:
     jpeg = f"{MEDIA}/jpeg_baseline.jpg"
     code, out, _ = run("sniff", jpeg, "--mime-type", "image/png", "--format", "json")

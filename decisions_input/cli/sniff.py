@@ -104,6 +104,7 @@ def _sniff_record(row: _Sniffed) -> dict[str, Any]:
         "code": "mime.mismatch" if row.mismatch else d.code,
         "reason": row.mismatch or d.reason,
         "evidence": _jsonable(d.evidence),
+        "warnings": [{"code": w.code, "message": w.message} for w in d.warnings],
     }
 
 
@@ -115,6 +116,9 @@ def _sniff_table(records: Sequence[dict[str, Any]]) -> str:
         evidence = _evidence_text(r["evidence"])
         if refused and r["reason"]:
             evidence = f"{one_line(r['reason'])}; {evidence}" if evidence else one_line(r["reason"])
+        damage = "; ".join(f"warning {w['code']}: {one_line(w['message'])}" for w in r["warnings"])
+        if damage:
+            evidence = f"{damage}; {evidence}" if evidence else damage
         rows.append(
             (
                 printable(r["file"]),
