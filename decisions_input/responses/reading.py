@@ -192,13 +192,19 @@ def _bad_request(path: Path, message: str) -> InvalidInput:
     return InvalidInput([_problem(path, "response.request", message)])
 
 
-def _request_data(request: object, limits: Limits) -> object:
+def _request_data(request: object) -> object:
+    """The part of a request the answer checks read.
+
+    A :class:`~decisions_input.request.Request` is read through its skeleton: its media
+    stay on disk, never encoded.
+    """
     if isinstance(request, (str, bytes, bytearray, memoryview)):
         return request
     try:
         data = request
         if not isinstance(data, Mapping):
-            to_dict = getattr(request, "to_dict", None)
+            skeleton = getattr(request, "skeleton", None)
+            to_dict = skeleton if callable(skeleton) else getattr(request, "to_dict", None)
             if not callable(to_dict):
                 found = type(request).__name__
                 raise _bad_request((), f"expected a request mapping or to_dict(), found {found}")
@@ -244,7 +250,7 @@ _UNREADABLE = frozenset(
 def _expectations(request: object, limits: Limits) -> _Expect | None:
     if request is None:
         return None
-    value, problems = _load(_request_data(request, limits), limits)
+    value, problems = _load(_request_data(request), limits)
     errors = [p for p in problems if p.code in _UNREADABLE]
     if errors:
         raise InvalidInput([_problem(p.path, "response.request", p.message) for p in errors])
