@@ -294,6 +294,50 @@ def _stray_answer(draw: st.DrawFn, answer: dict[str, Any], target: str) -> dict[
     return _strays(draw, answer, target, where)
 
 
+# --- usage that adds up --------------------------------------------------------------------
+# 000's usage with every member filled and every count in agreement with the others, by the
+# readings the limits table states: cached and first-turn input within the input, each
+# breakdown adding up to its total, total_tokens at least input, output, thought and
+# tool-use tokens together, no output for a decision.
+
+_MODALITIES = ["text", "image", "audio", "video", "document"]
+
+
+@st.composite
+def _breakdown(draw: st.DrawFn, total: int) -> list[dict[str, Any]]:
+    """A breakdown of ``total`` tokens over one to three modalities."""
+    count = draw(st.integers(1, 3))
+    cuts = sorted(draw(st.lists(st.integers(0, total), min_size=count - 1, max_size=count - 1)))
+    parts = [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
+    names = draw(
+        st.lists(st.sampled_from(_MODALITIES), min_size=count, max_size=count, unique=True)
+    )
+    return [{"modality": m, "tokens": t} for m, t in zip(names, parts, strict=True)]
+
+
+@st.composite
+def consistent_gemini_usage(draw: st.DrawFn) -> dict[str, Any]:
+    """A full Gemini usage object whose counts add up."""
+    total_input = draw(st.integers(0, 10**6))
+    cached = draw(st.integers(0, total_input))
+    tool_use = draw(st.integers(0, 10**5))
+    thought = draw(st.integers(0, 10**5))
+    internal = draw(st.integers(0, 1000))  # other internal tokens, counted in no member
+    return {
+        "total_input_tokens": total_input,
+        "initial_input_tokens": draw(st.integers(0, total_input)),
+        "input_tokens_by_modality": draw(_breakdown(total_input)),
+        "total_cached_tokens": cached,
+        "cached_tokens_by_modality": draw(_breakdown(cached)),
+        "total_output_tokens": 0,
+        "output_tokens_by_modality": draw(_breakdown(0)),
+        "total_tool_use_tokens": tool_use,
+        "tool_use_tokens_by_modality": draw(_breakdown(tool_use)),
+        "total_thought_tokens": thought,
+        "total_tokens": total_input + tool_use + thought + internal,
+    }
+
+
 # --- media bytes (sniff) -----------------------------------------------------------------
 # Arbitrary bytes, bytes behind a real signature (so the walkers past the first check run),
 # and mutations of real files handed in by the test.

@@ -49,6 +49,7 @@ PACKAGE_ORDER = {
         "shapes",
         "building",
         "walk",
+        "usage",
         "invariants",
         "error_bodies",
         "parsing",

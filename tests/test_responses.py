@@ -842,7 +842,7 @@ def test_gemini_full_usage_and_blocked_models() -> None:
     full = parse_response(_set(GEMINI_RESPONSE, ("usage",), GEMINI_FULL_USAGE))
     assert isinstance(full.usage, GeminiUsage)
     assert full.usage.grounding_tool_count[0].type == "google_search"
-    assert full.usage.input_tokens_by_modality[1].tokens == 4
+    assert full.usage.input_tokens_by_modality[0].tokens == 324
     blocked = parse_response(_drop(GEMINI_BLOCKED, ("answers",)), request=GEMINI_REQUEST)
     assert blocked.blocked and blocked.answers == {}
     assert blocked.prompt_feedback is not None and blocked.prompt_feedback.block_reason == "safety"
