@@ -368,6 +368,13 @@ ESTIMATES: dict[str, tuple[str, Any, Any, list[tuple[str, str]]]] = {
         {"state": {"order": "8821"}, "questions": GEMINI_REQUEST["questions"]},
         [],
     ),
+    # found by fuzzing: a block type that is no string once raised TypeError in the estimate
+    "request-with-a-block-type-that-is-no-string": (
+        "gemini",
+        {"answers": {}, "usage": {"total_input_tokens": 5}},
+        {"model": "gemini-decision-1", "input": [{"type": []}], "questions": {}},
+        [(_OUT, _IN)],
+    ),
     "request-as-json-text": (
         "gemini",
         _gemini_body(_HIGH + 1),
