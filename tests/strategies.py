@@ -63,6 +63,13 @@ _r_citation = st.fixed_dictionaries(
         "excerpts": _r_maybe(st.lists(st.text(max_size=3), max_size=2)),
     },
 )
+_r_modality_tokens = st.fixed_dictionaries(
+    {},
+    optional={
+        "modality": _r_maybe(st.sampled_from(["text", "image"])),
+        "tokens": _r_maybe(st.integers(-1, 6)),
+    },
+)
 response_bodies = st.one_of(
     response_json,
     st.fixed_dictionaries(
@@ -75,14 +82,30 @@ response_bodies = st.one_of(
                     st.sampled_from(
                         [
                             "total_tokens",
+                            "total_input_tokens",
+                            "initial_input_tokens",
+                            "total_cached_tokens",
+                            "total_output_tokens",
+                            "total_thought_tokens",
+                            "total_tool_use_tokens",
                             "input_tokens",
                             "output_tokens",
-                            "input_tokens_by_modality",
                         ]
                     ),
-                    _r_maybe(_r_numbers),
-                    max_size=3,
+                    _r_maybe(_r_numbers | st.integers(0, 2000)),
+                    max_size=4,
                 )
+                | st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "input_tokens_by_modality",
+                            "cached_tokens_by_modality",
+                            "output_tokens_by_modality",
+                        ]
+                    ),
+                    _r_maybe(st.lists(_r_maybe(_r_modality_tokens), max_size=3)),
+                    max_size=2,
+                ).map(lambda d: {"total_input_tokens": 5, "total_cached_tokens": 2, **d})
             ),
             "prompt_feedback": _r_maybe(
                 st.fixed_dictionaries({}, optional={"block_reason": _r_maybe(st.just("safety"))})
@@ -94,6 +117,17 @@ response_bodies = st.one_of(
         },
     ),
 )
+_r_request_block = st.fixed_dictionaries(
+    {"type": _r_maybe(st.sampled_from(["text", "image", "audio", "video", "document"]))},
+    optional={
+        "text": _r_maybe(st.text(max_size=12)),
+        "data": _r_maybe(st.sampled_from(["", "iVBORw0KGgo=", "AAAA", "%%"])),
+        "uri": _r_maybe(st.just("https://a.example/x.png")),
+        "resolution": _r_maybe(st.sampled_from(["low", "high"])),
+    },
+)
+# The questions the answers are compared with, and what the estimate reads: the input of
+# Gemini's requests or the state of Parallel's.
 response_requests = st.one_of(
     st.none(),
     st.fixed_dictionaries(
@@ -104,6 +138,7 @@ response_requests = st.one_of(
                     {},
                     optional={
                         "type": _r_maybe(st.sampled_from(["noul", "choice", "score"])),
+                        "instructions": _r_maybe(st.text(max_size=8)),
                         "criteria": _r_maybe(
                             st.dictionaries(_r_keys, st.text(max_size=2), max_size=3)
                             | st.lists(st.text(max_size=2), max_size=3)
@@ -113,7 +148,12 @@ response_requests = st.one_of(
                 max_size=4,
             )
         },
-        optional={"include_excerpts": _r_maybe(st.booleans())},
+        optional={
+            "include_excerpts": _r_maybe(st.booleans()),
+            "model": st.just("gemini-decision-1"),
+            "input": _r_maybe(st.text(max_size=12) | st.lists(_r_request_block, max_size=3)),
+            "state": response_json,
+        },
     ),
 )
 _r_snippet = st.fixed_dictionaries(
