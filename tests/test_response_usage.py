@@ -20,6 +20,7 @@ import decisions_input as di
 from decisions_input.errors import Problem, Severity
 from decisions_input.limits import GEMINI, PARALLEL, RULES
 from decisions_input.responses import iter_response_problems, parse_response
+from decisions_input.responses import usage as usage_module
 from tests.response_examples import (
     GEMINI_BLOCKED,
     GEMINI_FULL_USAGE,
@@ -414,6 +415,20 @@ def test_the_message_says_which_way_and_by_how_much() -> None:
     (above,) = iter_response_problems(_gemini_body(found), request=GEMINI_REQUEST)
     assert f"at most {_HIGH:,}, the high bound" in above.message
     assert f"found {found:,}: {_HIGH:,} more (100% over)" in above.message
+
+
+def test_no_estimate_is_made_where_no_bound_applies(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the request was estimated")
+
+    monkeypatch.setattr(usage_module, "estimate", refuse)
+    off = GEMINI.derive(USAGE_ESTIMATE_BOUNDS=())
+    assert list(iter_response_problems(_gemini_body(0), request=GEMINI_REQUEST, limits=off)) == []
+    low_only = GEMINI.derive(USAGE_ESTIMATE_BOUNDS=("low",))
+    blocked = _blocked(10**6)
+    assert list(iter_response_problems(blocked, request=GEMINI_REQUEST, limits=low_only)) == []
+    no_input = {**GEMINI_RESPONSE, "usage": {"total_tokens": 5}}
+    assert list(iter_response_problems(no_input, request=GEMINI_REQUEST)) == []
 
 
 def test_a_request_object_is_estimated_from_its_evidence(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Reading what is given: a body into plain JSON values, and the questions a request asked.
+"""Reading what is given: a body into plain JSON values, and what a request asked and holds.
 
 Response text is read by the same strict reader as request text (:mod:`decisions_input.jsontext`);
 what it finds there is reported and the body is not checked further.

@@ -168,22 +168,23 @@ def _off(name: str, found: int, bound: int, est: Estimate, *, low: bool) -> str:
 def _against_estimate(usage: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[Problem]:
     limits = ctx.limits
     reported = _count(usage, limits.USAGE_INPUT)
-    if reported is None or ctx.expect is None:
+    low_applies = "low" in limits.USAGE_ESTIMATE_BOUNDS and not ctx.blocked
+    high_applies = "high" in limits.USAGE_ESTIMATE_BOUNDS
+    if reported is None or ctx.expect is None or not (low_applies or high_applies):
         return
     est = _estimate(ctx)
     if est is None:
         return
-    low, high = est.total.low, est.total.high
-    if "low" in limits.USAGE_ESTIMATE_BOUNDS and not ctx.blocked and reported < low:
-        message = _off(limits.USAGE_INPUT, reported, low, est, low=True)
+    if low_applies and reported < est.total.low:
+        message = _off(limits.USAGE_INPUT, reported, est.total.low, est, low=True)
         yield _problem((*path, limits.USAGE_INPUT), "usage.outside_estimate", message)
     name, count = limits.USAGE_INPUT, reported
     first = _count(usage, limits.USAGE_FIRST_TURN_INPUT)
     if limits.USAGE_FIRST_TURN_INPUT is not None and first is not None:
         name, count = limits.USAGE_FIRST_TURN_INPUT, first
     measured = all(part.measured for part in est.parts)
-    if "high" in limits.USAGE_ESTIMATE_BOUNDS and measured and count > high:
-        message = _off(name, count, high, est, low=False)
+    if high_applies and measured and count > est.total.high:
+        message = _off(name, count, est.total.high, est, low=False)
         yield _problem((*path, name), "usage.outside_estimate", message)
 
 
