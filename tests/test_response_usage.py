@@ -362,11 +362,32 @@ ESTIMATES: dict[str, tuple[str, Any, Any, list[tuple[str, str]]]] = {
         PARALLEL_REQUEST,
         [],
     ),
+    "parallel-request-object-below-the-low-bound": (
+        "parallel",
+        _parallel_body(0),
+        di.Request(
+            target="parallel",
+            state=PARALLEL_REQUEST["state"],
+            questions={"has_cli": di.noul("Is there an official Clay CLI?")},
+        ),
+        [(_OUT, _PARALLEL_IN)],
+    ),
     # a request for the other API says nothing about this response's input
     "request-of-the-other-target": (
         "gemini",
         _gemini_body(0),
         {"state": {"order": "8821"}, "questions": GEMINI_REQUEST["questions"]},
+        [],
+    ),
+    "request-object-of-the-other-target": (
+        "parallel",
+        _parallel_body(0),
+        di.Request(
+            target="gemini",
+            model="gemini-decision-1",
+            input="x",
+            questions={"has_cli": di.noul("Is there an official Clay CLI?")},
+        ),
         [],
     ),
     # found by fuzzing: a block type that is no string once raised TypeError in the estimate
