@@ -246,6 +246,19 @@ class Limits:
     FLOAT_SLACK: float
     DECISION_ID_PATTERN: str | None  # None: the API has no decision ID
     ZERO_USAGE_MEMBERS: tuple[str, ...]
+    # Usage counts against each other and against the request's estimate (warnings), by
+    # wire name: a total and the counts it is at least the sum of; a count that is part of
+    # another; a breakdown by modality and the total it adds up to; counts of generated
+    # tokens, which a decision never has; the input count compared with the estimate, and
+    # the first turn's input count checked against the high bound in its place when sent;
+    # the bounds of the estimate the input count is checked against.
+    USAGE_TOTALS: Mapping[str, tuple[str, ...]]
+    USAGE_PARTS: Mapping[str, str]
+    USAGE_BREAKDOWNS: Mapping[str, str]
+    USAGE_NO_OUTPUT: tuple[str, ...]
+    USAGE_INPUT: str
+    USAGE_FIRST_TURN_INPUT: str | None
+    USAGE_ESTIMATE_BOUNDS: tuple[Literal["low", "high"], ...]
     BLOCK_REASONS: tuple[str, ...]
     MODALITIES: tuple[str, ...]
     GROUNDING_TOOL_TYPES: tuple[str, ...]
@@ -633,8 +646,60 @@ GEMINI = Limits(
     FLOAT_SLACK=1e-9,  # library choice: added to every tolerance for binary rounding
     DECISION_ID_PATTERN=None,  # 000, 003: no decision ID
     # 003 says total_output_tokens is always 0 for gemini-decision-1, but 000 (the upstream
-    # API) counts output and thought tokens; not enforced for Gemini.
+    # API) counts output and thought tokens: no error for Gemini, a warning (USAGE_NO_OUTPUT).
     ZERO_USAGE_MEMBERS=(),
+    # 000 Usage.total_tokens is "prompt + responses + other internal tokens". The prompt is
+    # total_input_tokens (cached tokens are inside it, so not added again), the responses
+    # total_output_tokens. Reading chosen: thought and tool-use tokens, which 000 counts
+    # apart with totals of their own, are among the other internal tokens, so they are
+    # added too. Internal tokens may go unreported, so the total is checked as at least the
+    # sum, never as equal to it. The 003 example: 324 >= 324 + 0.
+    USAGE_TOTALS=MappingProxyType(
+        {
+            "total_tokens": (
+                "total_input_tokens",
+                "total_output_tokens",
+                "total_thought_tokens",
+                "total_tool_use_tokens",
+            )
+        }
+    ),
+    # 000: cached tokens are "the cached part of the prompt", so within the input; the
+    # first turn's input (initial_input_tokens) is within the prompt of the whole
+    # interaction (total_input_tokens), whatever later turns add.
+    USAGE_PARTS=MappingProxyType(
+        {"total_cached_tokens": "total_input_tokens", "initial_input_tokens": "total_input_tokens"}
+    ),
+    # 000: each *_by_modality is "a breakdown" of its count by modality, so its tokens add
+    # up to the total; the 003 example breaks 324 input tokens down as text 324. Reading
+    # chosen: a breakdown that lists nothing, or an entry without a token count (protobuf
+    # JSON leaves zeros out), states no sum, and a breakdown without its total is not
+    # compared.
+    USAGE_BREAKDOWNS=MappingProxyType(
+        {
+            "input_tokens_by_modality": "total_input_tokens",
+            "cached_tokens_by_modality": "total_cached_tokens",
+            "output_tokens_by_modality": "total_output_tokens",
+            "tool_use_tokens_by_modality": "total_tool_use_tokens",
+        }
+    ),
+    # 003 total_output_tokens: "always 0; this model generates no text"; 000 answers with
+    # probabilities, no text. A warning, since 000's Usage is shared with models that do
+    # generate; when the total is left out, its breakdown is checked in its place. Thought
+    # tokens are not output (000 counts them apart) and are not checked.
+    USAGE_NO_OUTPUT=("total_output_tokens",),
+    # 003 total_input_tokens: the billed input of the shared input (once) and every
+    # question's instructions and criteria: what the estimate bounds (decisions_input.budget).
+    # Readings chosen, so that a count the request cannot explain is never blamed on the
+    # estimate: a later turn of the interaction (000: tools) adds input the request does not
+    # hold, so when initial_input_tokens (000: the first turn) is sent, it takes the place
+    # of the total against the high bound; a prompt the filter blocked was not evaluated and
+    # 003 does not say how much of it is billed, so only the high bound applies; a block the
+    # estimate could not measure (a URL, a header without the figure) rests on assumptions,
+    # so only the low bound applies.
+    USAGE_INPUT="total_input_tokens",
+    USAGE_FIRST_TURN_INPUT="initial_input_tokens",
+    USAGE_ESTIMATE_BOUNDS=("low", "high"),
     # 000 and 003 PromptFeedback.block_reason; an unknown value is a warning.
     BLOCK_REASONS=("safety", "other", "blocklist", "prohibited_content", "image_safety"),
     MODALITIES=("text", "image", "audio", "video", "document"),  # 000 ResponseModality
@@ -716,6 +781,19 @@ PARALLEL = GEMINI.derive(
     NOUL_RANGE=(0.0, 1.0),  # 002 "from 0 to 1"; its live example sends 0.9992643798509062
     DECISION_ID_PATTERN="decisions_[0-9a-f]{32}",  # 002: "decisions_" and a UUID, no hyphens
     ZERO_USAGE_MEMBERS=("output_tokens",),  # 002 output_tokens const 0
+    # 002 usage has no total and no breakdown; output_tokens other than 0 is an error
+    # (ZERO_USAGE_MEMBERS) already.
+    USAGE_TOTALS=MappingProxyType({}),
+    USAGE_PARTS=MappingProxyType({}),
+    USAGE_BREAKDOWNS=MappingProxyType({}),
+    USAGE_NO_OUTPUT=(),
+    # 002 input_tokens includes the web evidence Parallel retrieves for the answers (its
+    # live example bills 4,212 tokens for a state and question of a few dozen), which no
+    # request holds: only the low bound of the estimate (the state plus the largest
+    # question, each of which the evidence is weighed against) applies.
+    USAGE_INPUT="input_tokens",
+    USAGE_FIRST_TURN_INPUT=None,
+    USAGE_ESTIMATE_BOUNDS=("low",),
     BLOCK_REASONS=(),  # 002 has no prompt feedback
     ERROR_BODY_TYPES=("error",),  # 002 ErrorResponse.type const "error"
 )
@@ -1058,6 +1136,37 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("ZERO_USAGE_MEMBERS",),
     ),
     Rule("usage.negative", "A token or tool count is negative."),
+    Rule(
+        "usage.total_below_parts",
+        "A usage total is smaller than the sum of the counts it includes.",
+        _W,
+        limits=("USAGE_TOTALS",),
+    ),
+    Rule(
+        "usage.part_over_whole",
+        "A usage count is larger than the count it is part of (cached or first-turn input).",
+        _W,
+        limits=("USAGE_PARTS",),
+    ),
+    Rule(
+        "usage.breakdown_sum",
+        "A breakdown by modality does not add up to the total it breaks down.",
+        _W,
+        limits=("USAGE_BREAKDOWNS",),
+    ),
+    Rule(
+        "usage.output_tokens",
+        "Usage reports output tokens for a decision, which generates none.",
+        _W,
+        limits=("USAGE_NO_OUTPUT",),
+    ),
+    Rule(
+        "usage.outside_estimate",
+        "The reported input tokens are outside the offline estimate of the request: the "
+        "estimate is off, worth reporting with the request.",
+        _W,
+        limits=("USAGE_INPUT", "USAGE_FIRST_TURN_INPUT", "USAGE_ESTIMATE_BOUNDS"),
+    ),
     Rule("answer.missing", "A question of the request has no answer."),
     Rule("answer.extra", "An answer has a key that is not a question of the request."),
     Rule(
@@ -1144,7 +1253,7 @@ def describe_limit(value: object) -> str:
         return value
     if isinstance(value, Mapping):
         parts = [f"{k}: {describe_limit(v)}" for k, v in value.items()]
-        return "; ".join(parts)
+        return "; ".join(parts) or "none"
     if isinstance(value, (tuple, frozenset, set, list)):
         items = sorted(value) if isinstance(value, (frozenset, set)) else list(value)
         if not items:

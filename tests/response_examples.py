@@ -91,22 +91,21 @@ GEMINI_RESPONSE: dict[str, Any] = {
     },
 }
 
-# 000's full usage, every member filled, and an input blocked by the filter.
+# 000's full usage, every member filled, adding up for the request above: a text input of
+# 324 tokens, 120 of them cached, a search tool's prompt and a few thought tokens on top;
+# and an input blocked by the filter.
 GEMINI_FULL_USAGE: dict[str, Any] = {
-    "total_input_tokens": 10,
-    "initial_input_tokens": 10,
-    "input_tokens_by_modality": [
-        {"modality": "text", "tokens": 6},
-        {"modality": "image", "tokens": 4},
-    ],
-    "total_cached_tokens": 0,
-    "cached_tokens_by_modality": [],
+    "total_input_tokens": 324,
+    "initial_input_tokens": 324,
+    "input_tokens_by_modality": [{"modality": "text", "tokens": 324}],
+    "total_cached_tokens": 120,
+    "cached_tokens_by_modality": [{"modality": "text", "tokens": 120}],
     "total_output_tokens": 0,
     "output_tokens_by_modality": [],
     "total_tool_use_tokens": 2,
     "tool_use_tokens_by_modality": [{"modality": "text", "tokens": 2}],
-    "total_thought_tokens": 0,
-    "total_tokens": 12,
+    "total_thought_tokens": 5,
+    "total_tokens": 331,
     "grounding_tool_count": [{"type": "google_search", "count": 1}],
 }
 GEMINI_BLOCKED: dict[str, Any] = {

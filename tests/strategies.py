@@ -63,6 +63,13 @@ _r_citation = st.fixed_dictionaries(
         "excerpts": _r_maybe(st.lists(st.text(max_size=3), max_size=2)),
     },
 )
+_r_modality_tokens = st.fixed_dictionaries(
+    {},
+    optional={
+        "modality": _r_maybe(st.sampled_from(["text", "image"])),
+        "tokens": _r_maybe(st.integers(-1, 6)),
+    },
+)
 response_bodies = st.one_of(
     response_json,
     st.fixed_dictionaries(
@@ -75,14 +82,30 @@ response_bodies = st.one_of(
                     st.sampled_from(
                         [
                             "total_tokens",
+                            "total_input_tokens",
+                            "initial_input_tokens",
+                            "total_cached_tokens",
+                            "total_output_tokens",
+                            "total_thought_tokens",
+                            "total_tool_use_tokens",
                             "input_tokens",
                             "output_tokens",
-                            "input_tokens_by_modality",
                         ]
                     ),
-                    _r_maybe(_r_numbers),
-                    max_size=3,
+                    _r_maybe(_r_numbers | st.integers(0, 2000)),
+                    max_size=4,
                 )
+                | st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "input_tokens_by_modality",
+                            "cached_tokens_by_modality",
+                            "output_tokens_by_modality",
+                        ]
+                    ),
+                    _r_maybe(st.lists(_r_maybe(_r_modality_tokens), max_size=3)),
+                    max_size=2,
+                ).map(lambda d: {"total_input_tokens": 5, "total_cached_tokens": 2, **d})
             ),
             "prompt_feedback": _r_maybe(
                 st.fixed_dictionaries({}, optional={"block_reason": _r_maybe(st.just("safety"))})
@@ -94,6 +117,17 @@ response_bodies = st.one_of(
         },
     ),
 )
+_r_request_block = st.fixed_dictionaries(
+    {"type": _r_maybe(st.sampled_from(["text", "image", "audio", "video", "document"]))},
+    optional={
+        "text": _r_maybe(st.text(max_size=12)),
+        "data": _r_maybe(st.sampled_from(["", "iVBORw0KGgo=", "AAAA", "%%"])),
+        "uri": _r_maybe(st.just("https://a.example/x.png")),
+        "resolution": _r_maybe(st.sampled_from(["low", "high"])),
+    },
+)
+# The questions the answers are compared with, and what the estimate reads: the input of
+# Gemini's requests or the state of Parallel's.
 response_requests = st.one_of(
     st.none(),
     st.fixed_dictionaries(
@@ -104,6 +138,7 @@ response_requests = st.one_of(
                     {},
                     optional={
                         "type": _r_maybe(st.sampled_from(["noul", "choice", "score"])),
+                        "instructions": _r_maybe(st.text(max_size=8)),
                         "criteria": _r_maybe(
                             st.dictionaries(_r_keys, st.text(max_size=2), max_size=3)
                             | st.lists(st.text(max_size=2), max_size=3)
@@ -113,7 +148,12 @@ response_requests = st.one_of(
                 max_size=4,
             )
         },
-        optional={"include_excerpts": _r_maybe(st.booleans())},
+        optional={
+            "include_excerpts": _r_maybe(st.booleans()),
+            "model": st.just("gemini-decision-1"),
+            "input": _r_maybe(st.text(max_size=12) | st.lists(_r_request_block, max_size=3)),
+            "state": response_json,
+        },
     ),
 )
 _r_snippet = st.fixed_dictionaries(
@@ -292,6 +332,50 @@ def _stray_answer(draw: st.DrawFn, answer: dict[str, Any], target: str) -> dict[
         return answer  # a refusal with anything more is an error
     where = "noul" if target == "parallel" and answer["type"] == "noul" else "answer"
     return _strays(draw, answer, target, where)
+
+
+# --- usage that adds up --------------------------------------------------------------------
+# 000's usage with every member filled and every count in agreement with the others, by the
+# readings the limits table states: cached and first-turn input within the input, each
+# breakdown adding up to its total, total_tokens at least input, output, thought and
+# tool-use tokens together, no output for a decision.
+
+_MODALITIES = ["text", "image", "audio", "video", "document"]
+
+
+@st.composite
+def _breakdown(draw: st.DrawFn, total: int) -> list[dict[str, Any]]:
+    """A breakdown of ``total`` tokens over one to three modalities."""
+    count = draw(st.integers(1, 3))
+    cuts = sorted(draw(st.lists(st.integers(0, total), min_size=count - 1, max_size=count - 1)))
+    parts = [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
+    names = draw(
+        st.lists(st.sampled_from(_MODALITIES), min_size=count, max_size=count, unique=True)
+    )
+    return [{"modality": m, "tokens": t} for m, t in zip(names, parts, strict=True)]
+
+
+@st.composite
+def consistent_gemini_usage(draw: st.DrawFn) -> dict[str, Any]:
+    """A full Gemini usage object whose counts add up."""
+    total_input = draw(st.integers(0, 10**6))
+    cached = draw(st.integers(0, total_input))
+    tool_use = draw(st.integers(0, 10**5))
+    thought = draw(st.integers(0, 10**5))
+    internal = draw(st.integers(0, 1000))  # other internal tokens, counted in no member
+    return {
+        "total_input_tokens": total_input,
+        "initial_input_tokens": draw(st.integers(0, total_input)),
+        "input_tokens_by_modality": draw(_breakdown(total_input)),
+        "total_cached_tokens": cached,
+        "cached_tokens_by_modality": draw(_breakdown(cached)),
+        "total_output_tokens": 0,
+        "output_tokens_by_modality": draw(_breakdown(0)),
+        "total_tool_use_tokens": tool_use,
+        "tool_use_tokens_by_modality": draw(_breakdown(tool_use)),
+        "total_thought_tokens": thought,
+        "total_tokens": total_input + tool_use + thought + internal,
+    }
 
 
 # --- media bytes (sniff) -----------------------------------------------------------------

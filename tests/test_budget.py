@@ -595,6 +595,25 @@ def test_check_budget_never_raises_on_any_json(value: Any) -> None:
                 assert problem.code in RULES
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values)
+def test_estimate_never_raises_on_any_json_but_ours(value: Any) -> None:
+    for target in ("gemini", "parallel"):
+        for body in (
+            {"questions": value, "input": value, "state": value},
+            {"questions": {}, "input": [{"type": value, "data": "AAAA"}]},
+        ):
+            found = est.estimate(body, target=target)
+            assert found.total.low <= found.total.high
+
+
+def test_a_block_type_that_is_no_string_is_no_media() -> None:
+    # Found by fuzzing: an unhashable block type once raised TypeError.
+    for kind in ([], {}, 1, None):
+        body = {"model": "gemini-decision-1", "input": [{"type": kind}], "questions": {}}
+        assert est.estimate(body).blocks == ()
+
+
 QUESTION_SHAPES: list[tuple[str, Any]] = [
     ("choice", {"type": "choice", "instructions": "Which?", "criteria": {"a": "A", "b": ""}}),
     ("score", {"type": "score", "instructions": "How?", "criteria": ["low", "high"]}),

@@ -54,6 +54,7 @@ _RESPONSES_ORDER = (
     "shapes",
     "building",
     "walk",
+    "usage",
     "invariants",
     "error_bodies",
     "parsing",

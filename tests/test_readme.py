@@ -55,6 +55,7 @@ def test_python_examples_run_in_order(
     assert resp.noul("is_billing").winner is True and not resp.noul("is_billing").is_true(0.9)
     assert resp.score("severity").winner == 1 and resp.uncertain(0.7) == ("severity",)
     assert resp.input_tokens == 412 and namespace["body"] == json.loads(namespace["text"])
+    assert resp.warnings == ()  # the usage adds up, within the estimate of the request
     printed = capsys.readouterr().out.splitlines()
     said = "HTTP 404 model_not_found: Model 'gemini-decision-9' is not available"
     assert [line for line in printed if line.startswith(said)]

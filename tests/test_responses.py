@@ -9,6 +9,7 @@ import inspect
 import json
 import pickle
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,6 +49,8 @@ from tests.response_examples import (
     SIGNALS,
 )
 from tests.strategies import error_bodies, response_bodies, response_requests, signals_bodies
+
+ROOT = Path(__file__).parent.parent
 
 
 def _set(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
@@ -839,7 +842,7 @@ def test_gemini_full_usage_and_blocked_models() -> None:
     full = parse_response(_set(GEMINI_RESPONSE, ("usage",), GEMINI_FULL_USAGE))
     assert isinstance(full.usage, GeminiUsage)
     assert full.usage.grounding_tool_count[0].type == "google_search"
-    assert full.usage.input_tokens_by_modality[1].tokens == 4
+    assert full.usage.input_tokens_by_modality[0].tokens == 324
     blocked = parse_response(_drop(GEMINI_BLOCKED, ("answers",)), request=GEMINI_REQUEST)
     assert blocked.blocked and blocked.answers == {}
     assert blocked.prompt_feedback is not None and blocked.prompt_feedback.block_reason == "safety"
@@ -953,6 +956,20 @@ def test_request_as_object_with_to_dict() -> None:
     problems = iter_response_problems(_drop(GEMINI_RESPONSE, _CR), request=Emitted())
     assert [p.code for p in problems] == ["answer.missing"]
     assert parse_response(GEMINI_RESPONSE, request=json.dumps(GEMINI_REQUEST)).answers
+
+
+def test_a_request_object_is_read_without_its_media(tmp_path: Path) -> None:
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes((ROOT / "testdata/media/jpeg_baseline.jpg").read_bytes())
+    req = di.Request(
+        target="gemini",
+        model="gemini-decision-1",
+        input=[di.image(photo)],
+        questions={"is_defect": di.noul("Is a hardware fault described?")},
+    )
+    photo.unlink()  # encoding the request now fails; reading its questions must not
+    problems = iter_response_problems({"answers": {}}, request=req)
+    assert [(p.code, p.json_path) for p in problems] == [("answer.missing", "$.answers")]
 
 
 class _Broken:

@@ -9,10 +9,11 @@ with the body in ``.content`` and its status (``httpx.Response``, ``requests.Res
 2. the structure (:mod:`.walk`): every member has its JSON type, required members are
    there, members the library does not know are *warnings* (``response.unknown_member``),
    because APIs add fields;
-3. the invariants between values (:mod:`.invariants`, :mod:`.signals`): answers keyed by
-   the request's questions, ranges, probabilities that add up, a ``choice`` that is the
-   most probable option, a ``score`` that is the probability-weighted mean, and so on,
-   each with its own code.
+3. the invariants between values (:mod:`.invariants`, :mod:`.usage`, :mod:`.signals`):
+   answers keyed by the request's questions, ranges, probabilities that add up, a
+   ``choice`` that is the most probable option, a ``score`` that is the
+   probability-weighted mean, token counts that add up and, given the request, reported
+   input within its offline estimate, and so on, each with its own code.
 
 One source of truth for the shapes: the pydantic models (:mod:`.models`, :mod:`.signals`)
 state the members of every object and their types; :mod:`.shapes` derives from them, per

@@ -1,6 +1,7 @@
-"""The checks between values: answers against the request, numbers as printed, usage.
+"""The checks between values: answers against the request, numbers as printed, citations.
 
-Each check is a hook of the structural walk, keyed by the shape it checks (:data:`HOOKS`).
+Each check is a hook of the structural walk, keyed by the shape it checks (:data:`HOOKS`);
+the hooks of usage come from :mod:`.usage`, those of signals from :mod:`.signals`.
 Numbers printed by an API are rounded, so the equalities are checked within a tolerance
 that follows from the printed digits; the rule is spelled out in
 :mod:`decisions_input.limits` next to ``PROBABILITY_SUM_TOLERANCE``.
@@ -22,7 +23,6 @@ from ._common import (
     _INDEX_KEY,
     _dict,
     _in_order,
-    _is_integer,
     _is_number,
     _json_kind,
     _list,
@@ -37,6 +37,7 @@ from .context import _Ctx, _Hook
 from .reading import _Question
 from .shapes import value_members
 from .signals import _signals_hook
+from .usage import _counts, _usage_hook
 from .walk import _enum, _object, _walk
 
 __all__: list[str] = []
@@ -372,27 +373,7 @@ def _refusal_hook(answer: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[
 _VALUE_MEMBERS = value_members()
 
 
-# --- Usage, citations, signals ---
-
-
-def _counts(shape: str) -> _Hook:
-    """Return the hook for the integer members of a usage shape."""
-
-    def hook(value: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[Problem]:
-        members = ctx.shape(shape)
-        for name, item in value.items():
-            if members.get(name) != "integer" or not _is_integer(item):
-                continue  # unknown or mistyped members are reported as such already
-            count = int(item)  # type: ignore[call-overload]
-            if count < 0:
-                message = f"expected a count of 0 or more, found {count}"
-                yield _problem((*path, name), "usage.negative", message)
-            if name in ctx.limits.ZERO_USAGE_MEMBERS and count != 0:
-                yield _problem(
-                    (*path, name), "response.output_tokens", f"expected 0, found {count}"
-                )
-
-    return hook
+# --- Citations (usage: .usage, signals: .signals) ---
 
 
 def _is_web_url(text: str) -> bool:
@@ -465,7 +446,7 @@ HOOKS: Mapping[str, _Hook] = MappingProxyType(
         "choice_answer": _choice_hook,
         "score_answer": _score_hook,
         "refusal_answer": _refusal_hook,
-        "usage": _counts("usage"),
+        "usage": _usage_hook,
         "modality_tokens": _counts("modality_tokens"),
         "grounding_tool_count": _counts("grounding_tool_count"),
         "citation": _citation_hook,

@@ -73,8 +73,10 @@ def iter_response_problems(
         body: the response: a mapping, JSON text (``str`` or ``bytes``), a pydantic model
             (such as the official SDK's), or an HTTP response with ``.content`` (``httpx``,
             ``requests``), whose status is read too.
-        request: the request body it answers (a mapping, JSON text, or an object with
-            ``to_dict()``); without it the checks that compare with the questions are skipped.
+        request: the request it answers (a :class:`~decisions_input.request.Request`, a
+            mapping, JSON text, or an object with ``to_dict()``); without it the checks that
+            compare with the questions, and the reported input with the offline estimate of
+            the request (``usage.outside_estimate``), are skipped.
         target: ``"gemini"`` (the default) or ``"parallel"``; ignored when ``limits`` is
             given. Without either, an error body's own shape says whose it is.
         limits: a table to use instead of the target's.

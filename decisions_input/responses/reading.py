@@ -1,4 +1,4 @@
-"""Reading what is given: a body into plain JSON values, and the questions a request asked.
+"""Reading what is given: a body into plain JSON values, and what a request asked and holds.
 
 Response text is read by the same strict reader as request text (:mod:`decisions_input.jsontext`);
 what it finds there is reported and the body is not checked further.
@@ -186,26 +186,34 @@ class _Question:
 class _Expect:
     questions: Mapping[str, _Question]
     include_excerpts: bool | None
+    source: object = None  # the request as decisions_input.budget.estimate reads it
 
 
 def _bad_request(path: Path, message: str) -> InvalidInput:
     return InvalidInput([_problem(path, "response.request", message)])
 
 
-def _request_data(request: object, limits: Limits) -> object:
+def _request_data(request: object) -> tuple[object, object]:
+    """The part of a request the answer checks read, and the request as the estimate reads it.
+
+    A :class:`~decisions_input.request.Request` is read through its skeleton (its media stay
+    on disk) and estimated as itself; text is parsed once, by the caller, for both.
+    """
     if isinstance(request, (str, bytes, bytearray, memoryview)):
-        return request
+        return request, None
     try:
         data = request
         if not isinstance(data, Mapping):
-            to_dict = getattr(request, "to_dict", None)
+            skeleton = getattr(request, "skeleton", None)
+            to_dict = skeleton if callable(skeleton) else getattr(request, "to_dict", None)
             if not callable(to_dict):
                 found = type(request).__name__
                 raise _bad_request((), f"expected a request mapping or to_dict(), found {found}")
             data = to_dict()
+        source = request if callable(getattr(request, "skeleton", None)) else data
         if isinstance(data, Mapping):  # only what the checks read, not the media
-            return {k: data[k] for k in ("questions", "include_excerpts") if k in data}
-        return data
+            return {k: data[k] for k in ("questions", "include_excerpts") if k in data}, source
+        return data, source
     except DecisionsInputError:
         raise
     except Exception as exc:
@@ -244,7 +252,8 @@ _UNREADABLE = frozenset(
 def _expectations(request: object, limits: Limits) -> _Expect | None:
     if request is None:
         return None
-    value, problems = _load(_request_data(request, limits), limits)
+    data, source = _request_data(request)
+    value, problems = _load(data, limits)
     errors = [p for p in problems if p.code in _UNREADABLE]
     if errors:
         raise InvalidInput([_problem(p.path, "response.request", p.message) for p in errors])
@@ -259,4 +268,5 @@ def _expectations(request: object, limits: Limits) -> _Expect | None:
     return _Expect(
         MappingProxyType({k: _question(q) for k, q in questions.items()}),
         include if isinstance(include, bool) else None,
+        value if source is None else source,
     )
