@@ -745,6 +745,14 @@ def test_schemas_export_to_a_folder_that_does_not_exist_is_exit_2(tmp_path: Path
 
 @pytest.mark.parametrize(
     "response",
+    ["testdata/responses/gemini-multiple.json", "testdata/responses/parallel-basic.json"],
+)
+def test_check_response_reads_a_decision_as_its_own_api(response: str) -> None:
+    assert run("check-response", response) == (0, "1 file, 0 errors, 0 warnings\n", "")
+
+
+@pytest.mark.parametrize(
+    "response",
     ["testdata/responses/gemini-error-404.json", "testdata/responses/parallel-error-422.json"],
 )
 def test_check_response_reads_an_error_body_as_its_own_api(response: str) -> None:

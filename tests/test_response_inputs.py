@@ -26,6 +26,7 @@ from decisions_input.responses import (
     parse_error,
     parse_response,
 )
+from decisions_input.responses.error_bodies import body_target
 from tests.response_examples import (
     GEMINI_ERRORS,
     GEMINI_REQUEST,
@@ -156,6 +157,49 @@ def test_an_error_body_raises_with_what_the_api_said(
     problems = list(iter_response_problems(body, target=target))
     assert [(p.code, p.json_path) for p in problems] == [("response.error_body", "$")]
     assert said[:20] in problems[0].message
+
+
+def _without(body: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k not in names}
+
+
+# (body, the target its shape names): a decision says whose it is without a target.
+SHAPES = [
+    pytest.param(GEMINI_RESPONSE, "gemini", id="gemini"),
+    pytest.param(PARALLEL_RESPONSE, "parallel", id="parallel"),
+    pytest.param(
+        _without(PARALLEL_RESPONSE, "mode", "citations", "decision_id"),
+        "parallel",
+        id="parallel-by-usage-alone",
+    ),
+    pytest.param(
+        {**GEMINI_RESPONSE, "decision_id": "d"}, "parallel", id="gemini-with-a-decision-id"
+    ),
+    pytest.param(PARALLEL_ERROR, "parallel", id="parallel-error"),
+    pytest.param(GEMINI_ERRORS[0], "gemini", id="gemini-error"),
+    pytest.param({"answers": {}}, "gemini", id="bare"),
+    pytest.param([], "gemini", id="not-an-object"),
+]
+
+
+@pytest.mark.parametrize(("body", "target"), SHAPES)
+def test_a_body_without_a_target_is_read_by_its_shape(body: Any, target: str) -> None:
+    assert body_target(body) == target
+
+
+@pytest.mark.parametrize(
+    ("body", "target"),
+    [(GEMINI_RESPONSE, "gemini"), (PARALLEL_RESPONSE, "parallel")],
+    ids=["gemini", "parallel"],
+)
+def test_a_decision_checks_clean_with_no_target_given(body: Any, target: str) -> None:
+    assert list(iter_response_problems(body)) == []
+    assert parse_response(json.dumps(body)).target == target
+
+
+def test_a_target_given_overrides_the_shape() -> None:
+    problems = list(iter_response_problems(PARALLEL_RESPONSE, target="gemini"))
+    assert ("response.unknown_member", "$.decision_id") in [(p.code, p.json_path) for p in problems]
 
 
 def test_parse_error_needs_no_target() -> None:

@@ -191,7 +191,7 @@ def _add_check_response(subparsers: Any, streams: Streams) -> None:
     _add_target(
         p,
         "the API the response is from (%(choices)s; default: the one the request's shape "
-        "names when --request is given, else gemini)",
+        "names when --request is given, else the one the response's own shape names)",
     )
     _add_strict(p)
     _add_format(p)

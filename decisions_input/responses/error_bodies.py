@@ -4,7 +4,7 @@ A body is an error body when its HTTP status is ``MIN_ERROR_STATUS`` or more, or
 status is known, when it is a JSON object with an ``error`` member and no ``answers`` (the
 shape both APIs give their errors: 002 ``ErrorResponse``, 003 ``ErrorResponse``). Without a
 target, the target of an error body is read from its shape: Parallel's has
-``"type": "error"`` or a ``ref_id``.
+``"type": "error"`` or a ``ref_id``; so is a decision's (:func:`body_target`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .walk import _object
 
 __all__ = [
     "api_error",
+    "body_target",
     "context",
     "error_body_problem",
     "error_status",
@@ -61,6 +62,30 @@ def error_target(value: object) -> str:
         inner = _dict(value, "error") or _EMPTY_MEMBERS
         if value.get("type") == "error" or "ref_id" in inner:
             return "parallel"
+    return "gemini"
+
+
+def _only_parallel(shape: str) -> frozenset[str]:
+    """Members a Parallel object of this shape has and a Gemini one does not."""
+    return frozenset(shapes_for("parallel")[shape]) - frozenset(shapes_for("gemini")[shape])
+
+
+def body_target(value: object) -> str:
+    """The API a body is from, by its shape, for a caller who names none.
+
+    An error body is read by :func:`error_target`. A decision is Parallel's when it has a
+    member only Parallel's response shape has (``decision_id``, ``mode``, ``citations``) or
+    counts its usage in members only Parallel's usage has (``input_tokens``); else Gemini's.
+    """
+    if not isinstance(value, dict):
+        return "gemini"
+    if "error" in value and "answers" not in value:
+        return error_target(value)
+    usage = _dict(value, "usage") or _EMPTY_MEMBERS
+    if not _only_parallel("response").isdisjoint(value) or not _only_parallel("usage").isdisjoint(
+        usage
+    ):
+        return "parallel"
     return "gemini"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from ..errors import InvalidInput, Problem
 from ..limits import Limits, limits_for
@@ -11,6 +12,7 @@ from .building import build
 from .context import _Ctx
 from .error_bodies import (
     api_error,
+    body_target,
     context,
     error_body_problem,
     error_status,
@@ -21,6 +23,7 @@ from .error_bodies import (
 from .invariants import _response
 from .models import DecisionResponse, ErrorBody, checked
 from .reading import Read, read_body
+from .shapes import shapes_for
 from .signals import DataStoreConnectionSignals
 from .walk import _object
 
@@ -47,6 +50,16 @@ def _resolve(target: object, limits: object) -> Limits:
 def _chosen(target: str | None, limits: Limits | None) -> Limits | None:
     """The table the caller chose, or ``None`` to let an error body say whose it is."""
     return None if target is None and limits is None else _resolve(target, limits)
+
+
+def _for_body(ctx: _Ctx, read: Read, chosen: Limits | None) -> _Ctx:
+    """The context a decision is checked in: the caller's table, else its shape's."""
+    if chosen is not None:
+        return ctx
+    table = limits_for(body_target(read.value))
+    if table is ctx.limits:
+        return ctx
+    return replace(ctx, limits=table, shapes=shapes_for(table.TARGET))
 
 
 def _errors_raised(problems: list[Problem]) -> tuple[Problem, ...]:
@@ -77,8 +90,11 @@ def iter_response_problems(
             mapping, JSON text, or an object with ``to_dict()``); without it the checks that
             compare with the questions, and the reported input with the offline estimate of
             the request (``usage.outside_estimate``), are skipped.
-        target: ``"gemini"`` (the default) or ``"parallel"``; ignored when ``limits`` is
-            given. Without either, an error body's own shape says whose it is.
+        target: ``"gemini"`` or ``"parallel"``; ignored when ``limits`` is given. Without
+            either, the body's own shape says whose it is (:func:`body_target`): a decision
+            with a ``decision_id``, ``mode``, ``citations`` or usage in ``input_tokens`` is
+            Parallel's, an error body with ``"type": "error"`` or a ``ref_id`` too; any
+            other body is read as Gemini's.
         limits: a table to use instead of the target's.
 
     Raises:
@@ -104,7 +120,7 @@ def _response_problems(body: object, ctx: _Ctx, chosen: Limits | None) -> Iterat
         yield error_body_problem(read)
         yield from iter_error_body(read, chosen)
         return
-    yield from _response(read.value, ctx)
+    yield from _response(read.value, _for_body(ctx, read, chosen))
 
 
 def parse_response(
@@ -135,10 +151,12 @@ def parse_response(
         raise api_error(read, _chosen(target, limits))
     problems = list(read.problems)
     if not any(p.is_error for p in problems):
+        ctx = _for_body(ctx, read, _chosen(target, limits))
         problems.extend(_response(read.value, ctx))
     warnings = _errors_raised(problems)
-    model = build(DecisionResponse, "response", read.value, table.TARGET)  # type: ignore[arg-type]
-    return checked(model, table.TARGET, warnings)
+    target_name = ctx.limits.TARGET
+    model = build(DecisionResponse, "response", read.value, target_name)  # type: ignore[arg-type]
+    return checked(model, target_name, warnings)
 
 
 def iter_error_problems(
