@@ -545,7 +545,7 @@ def test_an_unexpected_failure_inside_still_raises_our_error(
     def broken(data: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(jsontext, "_decode", broken)
+    monkeypatch.setattr(jsontext, "decode", broken)
     with pytest.raises(DecisionsInputError) as raised:
         parse("[1]")
     assert isinstance(raised.value.__cause__, RuntimeError)

@@ -48,17 +48,26 @@ ALLOWED_SIDEWAYS = {
 HEAVY = ("magic", "PIL", "pypdf", "jsonschema", "openapi_spec_validator", "referencing", "yaml")
 
 
-def _imports(path: Path) -> list[tuple[str, bool]]:
-    """Return (module, at_top_level) for each package-internal and heavy import."""
+def _imports(module: str) -> list[tuple[str, bool]]:
+    """Return (module, at_top_level) for each package-internal and heavy import of ``module``.
+
+    A module of a subpackage is named ``package.module``; an import of a sibling in the same
+    subpackage is named the same way, an import of anything else by its top-level name.
+    """
+    parts = module.split(".")
+    if PACKAGE.joinpath(*parts).is_dir():
+        parts = [*parts, "__init__"]
+    path = PACKAGE.joinpath(*parts[:-1], f"{parts[-1]}.py")
     tree = ast.parse(path.read_text())
     found = []
     top = {id(node) for node in tree.body}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
+            if node.level:
+                base = parts[: len(parts) - node.level]
                 name = node.module or ""
                 names = [name] if name else [a.name for a in node.names]
-                found += [(n.split(".")[0], id(node) in top) for n in names]
+                found += [(_internal([*base, *n.split(".")]), id(node) in top) for n in names]
             elif node.module:
                 found.append((node.module.split(".")[0], id(node) in top))
         elif isinstance(node, ast.Import):
@@ -66,24 +75,44 @@ def _imports(path: Path) -> list[tuple[str, bool]]:
     return found
 
 
-MODULES = sorted(p.stem for p in PACKAGE.glob("*.py"))
+def _internal(parts: list[str]) -> str:
+    """Name an imported package module: ``package.module`` inside a subpackage, else the top."""
+    if len(parts) > 1 and (PACKAGE / parts[0]).is_dir():
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def _layer(module: str) -> int:
+    return LAYERS[module.split(".")[0]]
+
+
+def _modules() -> list[str]:
+    found = [p.stem for p in PACKAGE.glob("*.py")]
+    for init in PACKAGE.glob("*/__init__.py"):
+        found.append(init.parent.name)
+        found += [f"{init.parent.name}.{p.stem}" for p in init.parent.glob("*.py")]
+    return sorted(m for m in found if not m.endswith(".__init__"))
+
+
+MODULES = _modules()
 
 
 @pytest.mark.parametrize("module", MODULES)
 def test_imports_point_down(module: str) -> None:
-    assert module in LAYERS, f"{module} has no layer; add it to LAYERS"
-    for name, _ in _imports(PACKAGE / f"{module}.py"):
-        if name not in LAYERS:
+    top = module.split(".")[0]
+    assert top in LAYERS, f"{module} has no layer; add it to LAYERS"
+    for name, _ in _imports(module):
+        if name.split(".")[0] not in LAYERS or module == "__init__":
             continue
-        if module == "__init__":
-            continue
-        sideways = LAYERS[name] == LAYERS[module] and (module, name) in ALLOWED_SIDEWAYS
-        assert LAYERS[name] < LAYERS[module] or sideways, f"{module} imports {name}"
+        if name.split(".")[0] == top and "." in name:
+            continue  # a sibling in the same subpackage
+        sideways = _layer(name) == _layer(module) and (top, name) in ALLOWED_SIDEWAYS
+        assert _layer(name) < _layer(module) or sideways, f"{module} imports {name}"
 
 
 @pytest.mark.parametrize("module", MODULES)
 def test_heavy_libraries_are_imported_lazily(module: str) -> None:
-    for name, at_top in _imports(PACKAGE / f"{module}.py"):
+    for name, at_top in _imports(module):
         assert not (name in HEAVY and at_top), f"{module} imports {name} at module level"
 
 
@@ -91,7 +120,7 @@ def test_nothing_imports_cli() -> None:
     for module in MODULES:
         if module in ("cli", "__main__"):
             continue
-        assert "cli" not in [n for n, _ in _imports(PACKAGE / f"{module}.py")]
+        assert "cli" not in [n for n, _ in _imports(module)]
 
 
 def test_package_import_loads_no_heavy_library() -> None:
