@@ -15,6 +15,7 @@ LAYERS = {
     "errors": 0,
     "_streams": 0,
     "_types": 0,
+    "_unicode": 0,
     "limits": 1,
     "schemas": 1,
     "jsontext": 2,

@@ -6,11 +6,16 @@ name (it keeps the last value, other parsers the first), ``NaN``, a lone surroga
 with the JSON path where it happens, and :func:`locate` turns a path back into a line and
 column for people.
 
-How it stays fast: a clean document is parsed once by the C scanner of the ``json``
-module, with hooks that raise on a hazard, after a few scans at C speed (hops from one
-backslash or bracket to the next, ``bytes.translate``). Any doubt sends the text to the
-exact tokenizer of this module: it is iterative, so no nesting depth can exhaust the
-stack, and it hands the subtrees that are free of hazards back to the C scanner.
+Two paths, one verdict. A clean text is parsed once by the C scanner of the ``json``
+module, the hazards detected on the way (:mod:`._fast`): a valid body costs about one
+``json.loads``. Once the fast path has a doubt, the strict reader (:mod:`._reader`), an
+exact iterative tokenizer, reads the text to explain and place every problem. The fast
+path may be over-cautious, never lenient; the tests hold the two to the same verdicts,
+codes and paths.
+
+Nesting counts from the document root: the root object or array is level 1, and a text
+whose containers nest deeper than ``MAX_JSON_DEPTH`` gets ``json.too_deep`` at the first
+container past the bound, and no value. The validator counts the same way on a mapping.
 
 Codes (all in :data:`decisions_input.limits.RULES`): ``json.syntax``, ``json.invalid_utf8``,
 ``json.bom``, ``json.encoding``, ``json.duplicate_key``, ``json.non_finite``,
@@ -19,9 +24,7 @@ Codes (all in :data:`decisions_input.limits.RULES`): ``json.syntax``, ``json.inv
 
 from __future__ import annotations
 
-import re
 import sys
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -30,12 +33,10 @@ from .._types import JSON
 from ..errors import DecisionsInputError, Path, Problem
 from ..limits import GEMINI, Limits
 from ._decode import decode
-from ._fast import _MISS, _fast, _surrogate_offsets
-from ._reader import _Tokenizer
+from ._fast import MISS, clean_value
+from ._reader import Reader, line_columns, surrogate_offsets
 
 __all__ = ["Location", "Parsed", "locate", "locate_all", "locate_many", "parse"]
-
-_newlines = re.compile("\n").finditer
 
 
 class Location(NamedTuple):
@@ -73,12 +74,7 @@ class Parsed:
     text: str | None
 
 
-# --- the fast path -------------------------------------------------------------------
-#
-# Two routes, both exact: a hazard is never let through, a doubt sends the text to the
-# tokenizer. Surrogate escapes and code points are looked for first, then:
-# * Texts with few brackets (short ones, base64 media, long prose) go through the C
-#   scanner with a hook on each object that compares its pairs with the dict they make,
+# --- the public functions ------------------------------------------------------------
 
 
 def parse(data: str | bytes | bytearray | memoryview, *, limits: Limits = GEMINI) -> Parsed:
@@ -106,10 +102,10 @@ def parse(data: str | bytes | bytearray | memoryview, *, limits: Limits = GEMINI
 def _parse(data: object, max_depth: int) -> Parsed:
     text, raw, head, strict = decode(data)
     if strict:
-        value = _fast(text, raw, max_depth)
-        if value is not _MISS:
+        value = clean_value(text, raw, max_depth)
+        if value is not MISS:
             return Parsed(value, tuple([problem for _, problem in head]) if head else (), text)
-    walked = _Tokenizer(text, max_depth, surrogates=_surrogate_offsets(text, raw)).run()
+    walked = Reader(text, max_depth, surrogates=surrogate_offsets(text, raw)).run()
     found = sorted(head + walked.problems, key=lambda item: item[0])
     value = walked.value if strict else None
     return Parsed(value, tuple(problem for _, problem in found), text if strict else None)
@@ -154,14 +150,10 @@ def _locations(text: str, paths: Iterable[Path]) -> dict[Path, tuple[Location, .
     wanted = frozenset(paths)
     if not wanted:
         return {}
-    walked = _Tokenizer(text, sys.maxsize, wanted=wanted).run()
-    starts = [0] + [match.end() for match in _newlines(text)]
-
-    def place(pos: int) -> tuple[int, int]:
-        line = bisect_right(starts, pos)
-        return line, pos - starts[line - 1] + 1
-
+    walked = Reader(text, sys.maxsize, wanted=wanted).run()
+    offsets = [pos for spots in walked.index.values() for spot in spots for pos in spot]
+    place = line_columns(text, offsets)
     return {
-        path: tuple(Location(*place(key), *place(value)) for key, value in spots)
+        path: tuple(Location(*place[key], *place[value]) for key, value in spots)
         for path, spots in walked.index.items()
     }

@@ -1,4 +1,28 @@
-"""The fast path: clean JSON text parsed by the C scanner of the ``json`` module."""
+"""The fast path: clean JSON text parsed by the C scanner of the ``json`` module.
+
+A clean text costs about one ``json.loads``. The C scanner builds the value; hooks raise on
+the hazards it meets (``NaN`` and the infinities, a number beyond a double); a few scans at C
+speed cover the rest. Nothing here explains a problem: on any doubt :func:`clean_value`
+returns :data:`MISS` and the strict reader reads the text to explain and place what it
+finds. So every shortcut may be over-cautious, never lenient: a value comes back only when
+the strict reader would find nothing in the text and build the same value.
+
+What each hazard costs on the way:
+
+* A lone surrogate escape: a hop from one backslash to the next (few escapes), or a search
+  for ``\\ud`` past them. A raw surrogate code point in a ``str``: the text encoded once in
+  the width it is stored in (decoded UTF-8 holds none, nor does a one-byte-wide string).
+* A repeated member name, when objects are few for the size of the text: each object is
+  compared with the pairs it was made from. When they are many, the C scanner builds them
+  itself, a hook adds up their sizes, and the sum must equal the member colons of the text:
+  every colon when no string holds one, else the colons of a skeleton of brackets and colons
+  that ``bytes.translate`` makes.
+* Nesting deeper than the bound: never possible with fewer brackets than the bound; else
+  measured on the value a level at a time, or on the skeleton.
+* A number beyond a double: a hook on each number up to a budget of numbers; past it, a
+  screen of the text for the only shapes that can leave a double's range (an exponent of
+  three digits or more, a run of 200 digits), and hooks only if one is there.
+"""
 
 from __future__ import annotations
 
@@ -11,58 +35,63 @@ from collections.abc import Callable, Iterator
 from itertools import chain, compress
 from typing import Any, Final, cast
 
-__all__: list[str] = []
+from .._unicode import char_width, has_surrogate
 
+__all__ = [
+    "MAX_DOUBLE_INT",
+    "MISS",
+    "SAFE_INT_CHARS",
+    "SCAN",
+    "ascii_compatible",
+    "clean_value",
+    "depth_at_most",
+    "scanstring",
+    "shape",
+    "skeleton",
+    "surrogate_escapes",
+    "ws",
+]
+
+# Returned by :func:`clean_value` when the text may hold a hazard.
+MISS: Final = object()
 # Every number above this is beyond the range of a double; it is ``int(sys.float_info.max)``.
-_MAX_DOUBLE_INT: Final = int(sys.float_info.max)
-# An integer literal of at most this many characters is always below ``_MAX_DOUBLE_INT``.
-_SAFE_INT_CHARS: Final = 308
-# Invalid UTF-8 sequences reported one by one; past this one problem says more follow.
-_MAX_BYTE_PROBLEMS: Final = 100
-# Texts up to this many characters count their brackets with ``str.count``; longer ones
-# hop from bracket to bracket and give up once they know the text is dense.
-_SMALL_TEXT: Final = 1 << 16
-# Backslashes visited one by one before a regex looks for surrogate escapes instead.
+MAX_DOUBLE_INT: Final = int(sys.float_info.max)
+# An integer literal of at most this many characters is always below ``MAX_DOUBLE_INT``.
+SAFE_INT_CHARS: Final = 308
+# Up to this many objects (and numbers) plus one per this many characters, hooks that see
+# each one cost less than a scan of the whole text.
+_HOOK_BASE: Final = 16
+_CHARS_PER_HOOK: Final = 1024
+# Texts up to this many characters count a bracket with ``str.count``; longer ones hop
+# from one to the next and stop once they have seen enough.
+_SMALL_TEXT: Final = 1 << 14
+# Backslashes visited one by one before a substring search looks for ``\ud`` instead.
 _ESCAPE_HOPS: Final = 64
-# The exact tokenizer hands subtrees to the C scanner down to this nesting level only, so
-# a hazard deep in a large document costs a bounded number of C passes.
-_SKIP_LEVELS: Final = 8
+# In a shape every digit is "0": an integer beyond a double has a run this long, and so
+# has a float beyond a double unless its exponent has three digits or more.
+_DIGIT_RUN: Final = b"0" * 200
 
 # Always matches, possibly empty.
-_ws = cast("Callable[[str, int], re.Match[str]]", re.compile(r"[ \t\n\r]*").match)
-_scanstring: Callable[[str, int, bool], tuple[str, int]] = vars(json.decoder)["scanstring"]
-_number = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?").match
-_surrogate = re.compile("[\ud800-\udfff]").search
-_surrogates = re.compile("[\ud800-\udfff]").finditer
+ws = cast("Callable[[str, int], re.Match[str]]", re.compile(r"[ \t\n\r]*").match)
+scanstring: Callable[[str, int, bool], tuple[str, int]] = vars(json.decoder)["scanstring"]
 # A \u escape naming a surrogate, with the low half that may pair with it.
 _surrogate_escapes = re.compile(
     r"\\u[dD]([89a-fA-F])[0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
 ).finditer
 _quoted = re.compile(rb'"[^"]*"').sub
-_newlines = re.compile("\n").finditer
-_NUMBER_START: Final = frozenset("-0123456789")
-_is_dict = frozenset({dict}).__contains__
-_is_list = frozenset({list}).__contains__
-# In a shape every digit is "0": an integer beyond a double has a run this long.
-_DIGIT_RUN: Final = b"0" * 200
-
-
-#   a level at a time; past a budget of numbers, the dense route takes over.
-# * Texts dense with brackets are first reduced by ``bytes.translate`` to a skeleton of
-#   brackets and member colons, which gives their depth. The C scanner then builds dicts
-#   itself and a cheap hook adds up their sizes: fewer entries than member colons means
-#   a repeated member name.
+_is_container = frozenset({dict, list}).__contains__
 
 
 class _Hazard(Exception):
-    """Raised by a scanner hook: the text needs the exact tokenizer."""
+    """Raised by a scanner hook: the text needs the strict reader."""
 
 
 class _TooManyNumbers(Exception):
-    """Raised by a counting number hook: the dense route checks numbers for less."""
+    """Raised by a counting number hook: a screen of the text costs less than hooks."""
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Make an object of its pairs; raise when a member name repeats."""
     obj = dict(pairs)
     if len(obj) != len(pairs):
         raise _Hazard
@@ -81,9 +110,54 @@ def _float(literal: str) -> float:
 
 
 def _int(literal: str) -> int:
-    if len(literal) > _SAFE_INT_CHARS:
+    if len(literal) > SAFE_INT_CHARS:
         raise _Hazard
     return int(literal)
+
+
+class _TooManyObjects(Exception):
+    """Raised by a counting pairs hook: a scan of the whole text costs less than hooks."""
+
+
+class _Hooks:
+    """Hooks that check each object and number literal, up to a budget of each."""
+
+    __slots__ = ("numbers", "objects")
+
+    def __init__(self, budget: int) -> None:
+        self.numbers = self.objects = budget
+
+    def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self.objects -= 1
+        if self.objects < 0:
+            raise _TooManyObjects
+        return pairs_hook(pairs)
+
+    def float_(self, literal: str) -> float:
+        self.numbers -= 1
+        if self.numbers < 0:
+            raise _TooManyNumbers
+        return _float(literal)
+
+    def int_(self, literal: str) -> int:
+        self.numbers -= 1
+        if self.numbers < 0:
+            raise _TooManyNumbers
+        return _int(literal)
+
+
+class _Sizes:
+    """An object hook that counts the objects the scanner makes and adds up their members."""
+
+    __slots__ = ("entries", "objects")
+
+    def __init__(self) -> None:
+        self.entries = self.objects = 0
+
+    def add(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self.entries += len(obj)
+        self.objects += 1
+        return obj
 
 
 _Scan = Callable[[str, int], tuple[Any, int]]
@@ -93,15 +167,9 @@ _c_make_scanner = getattr(json.scanner, "c_make_scanner", None)
 class _Context:
     """The attributes the C scanner reads from a decoder, without building a decoder."""
 
-    __slots__ = (
-        "memo",
-        "object_hook",
-        "object_pairs_hook",
-        "parse_constant",
-        "parse_float",
-        "parse_int",
-        "strict",
-    )
+    __slots__ = ("object_hook", "object_pairs_hook", "parse_float", "parse_int")
+    strict = True
+    parse_constant = staticmethod(_constant)
 
     def __init__(
         self,
@@ -110,11 +178,8 @@ class _Context:
         parse_float: Callable[[str], Any],
         parse_int: Callable[[str], Any],
     ) -> None:
-        self.strict = True
-        self.memo: dict[str, str] = {}
         self.object_hook = object_hook
         self.object_pairs_hook = object_pairs_hook
-        self.parse_constant = _constant
         self.parse_float = parse_float
         self.parse_int = parse_int
 
@@ -141,23 +206,140 @@ def _scanner(
     return json.scanner.make_scanner(cast(Any, decoder))
 
 
-# Stateless, so shared: its hooks only raise.
-_SCAN: Final = _scanner(object_pairs_hook=_pairs, parse_float=_float, parse_int=_int)
-_MISS: Final = object()
+# Stateless, so shared: its hooks only raise. The strict reader hands subtrees to it.
+SCAN: Final = _scanner(object_pairs_hook=pairs_hook, parse_float=_float, parse_int=_int)
 
 
 def _run(scan: _Scan, text: str) -> Any:
-    """Return the value of the whole ``text`` by ``scan``, or ``_MISS`` on any doubt."""
+    """Return the value of the whole ``text`` by ``scan``, or ``MISS`` on any doubt."""
     try:
-        value, end = scan(text, _ws(text, 0).end())
+        value, end = scan(text, ws(text, 0).end())
     except (_Hazard, ValueError, RecursionError, StopIteration):
-        return _MISS
-    if end != len(text) and _ws(text, end).end() != len(text):
-        return _MISS
+        return MISS
+    if end != len(text) and ws(text, end).end() != len(text):
+        return MISS
     return value
 
 
-def _surrogate_escapes_in(text: str) -> Iterator[int]:
+# --- the routes ------------------------------------------------------------------------
+
+
+def clean_value(text: str, raw: bytes | None, max_depth: int) -> Any:
+    """Return the value of ``text`` when it holds no hazard at all, else ``MISS``.
+
+    ``raw`` is the UTF-8 that ``text`` was decoded from, if any: decoded text holds no
+    surrogate code point, and the bytes spare an encoding when a skeleton is needed.
+    """
+    if next(surrogate_escapes(text), None) is not None:
+        return MISS
+    if raw is None and has_surrogate(text):
+        return MISS
+    allowance = _HOOK_BASE + len(text) // _CHARS_PER_HOOK
+    try:
+        if len(text) > _SMALL_TEXT:
+            try:  # a long text finds out on the way whether its objects are few
+                return _by_pairs(text, max_depth, allowance)
+            except _TooManyObjects:
+                pass
+        return _by_sizes(text, raw, max_depth, allowance)
+    except _TooManyNumbers:
+        return _by_shape(text, raw, max_depth)
+
+
+def _by_pairs(text: str, max_depth: int, allowance: int) -> Any:
+    """Few objects: each one compared with its pairs; objects and numbers hooked up to
+    ``allowance`` each."""
+    hooks = _Hooks(allowance)
+    scan = _scanner(object_pairs_hook=hooks.pairs, parse_float=hooks.float_, parse_int=hooks.int_)
+    value = _run(scan, text)
+    if value is MISS:
+        return MISS
+    narrow = char_width(text) == 1  # brackets are found at memchr speed
+    if (narrow and _brackets_up_to(text, max_depth)) or _depth_within(value, max_depth):
+        return value
+    return MISS
+
+
+def _by_sizes(text: str, raw: bytes | None, max_depth: int, allowance: int) -> Any:
+    """Many objects: the members the scanner kept, compared with the text's member colons."""
+    sizes, hooks = _Sizes(), _Hooks(allowance)
+    scan = _scanner(object_hook=sizes.add, parse_float=hooks.float_, parse_int=hooks.int_)
+    value = _run(scan, text)
+    if value is MISS:
+        return MISS
+    # Every member has a colon outside strings: with no colon inside one, the counts agree
+    # exactly when no member was dropped for a repeated name.
+    arrays = max_depth - sizes.objects
+    if (
+        sizes.entries == text.count(":")
+        and arrays >= 0
+        and _count_up_to(text, "[", arrays) <= arrays
+    ):
+        return value
+    bones = skeleton(shape(raw if raw is not None else ascii_compatible(text)))
+    if sizes.entries == bones.count(b":") and depth_at_most(bones, max_depth):
+        return value
+    return MISS
+
+
+def _by_shape(text: str, raw: bytes | None, max_depth: int) -> Any:
+    """Many numbers: screened on the shape of the text, and checked by hooks only if a
+    literal may leave a double's range."""
+    outline = shape(raw if raw is not None else ascii_compatible(text))
+    bones = skeleton(outline)
+    if not depth_at_most(bones, max_depth):
+        return MISS
+    long_run = _DIGIT_RUN in outline
+    big_exponent = b"e000" in outline or b"es000" in outline
+    sizes = _Sizes()
+    scan = _scanner(
+        object_hook=sizes.add,
+        parse_float=_float if long_run or big_exponent else float,
+        parse_int=_int if long_run else int,
+    )
+    value = _run(scan, text)
+    if value is MISS or sizes.entries != bones.count(b":"):
+        return MISS
+    return value
+
+
+# --- scans at C speed ------------------------------------------------------------------
+
+
+def _count_up_to(text: str, char: str, limit: int) -> int:
+    """Count ``char`` in ``text``, stopping once past ``limit`` (the answer is then limit + 1)."""
+    if len(text) <= _SMALL_TEXT:
+        return min(text.count(char), limit + 1)
+    seen = 0
+    at = text.find(char)
+    while at >= 0 and seen <= limit:
+        seen += 1
+        at = text.find(char, at + 1)
+    return seen
+
+
+def _brackets_up_to(text: str, limit: int) -> bool:
+    """Tell whether ``text`` holds at most ``limit`` opening brackets of both kinds."""
+    objects = _count_up_to(text, "{", limit)
+    return objects <= limit and objects + _count_up_to(text, "[", limit - objects) <= limit
+
+
+def _depth_within(value: Any, limit: int) -> bool:
+    """Tell whether a parsed value nests at most ``limit`` deep, a level at a time."""
+    level: list[Any] = [value] if _is_container(type(value)) else []
+    for _ in range(limit):
+        if not any(map(_is_container, set(map(type, _children(level))))):
+            return True
+        items = [*_children(level)]
+        level = [*compress(items, map(_is_container, map(type, items)))]
+    return not level
+
+
+def _children(level: list[Any]) -> Iterator[Any]:
+    return chain.from_iterable(c.values() if type(c) is dict else c for c in level)
+
+
+def surrogate_escapes(text: str) -> Iterator[int]:
     """Yield the offsets of ``\\u`` escapes that may name a lone surrogate (a superset)."""
     at = text.find("\\")
     for _ in range(_ESCAPE_HOPS):  # few escapes: hop from one to the next
@@ -168,11 +350,11 @@ def _surrogate_escapes_in(text: str) -> Iterator[int]:
             yield at
             after = at + 2
         at = text.find("\\", after)
-    if at < 0:
+    if at < 0 or (text.find("\\ud", at) < 0 and text.find("\\uD", at) < 0):
         return
-    for match in _surrogate_escapes(text, at):  # many escapes: a regex is faster
+    for match in _surrogate_escapes(text, at):  # many escapes, some of surrogates
         start = match.start()
-        escaped = text[start - 1] == "\\"  # maybe "\\\\u…": the tokenizer decides
+        escaped = text[start - 1] == "\\"  # maybe "\\\\u…": the strict reader decides
         if escaped or match.group(1) in "cdefCDEF" or match.group(2) is None:
             yield start
 
@@ -190,52 +372,7 @@ def _escape_end(text: str, at: int) -> int:
     return at + 2
 
 
-def _char_width(text: str) -> int:
-    """Return how many bytes CPython stores per code point of ``text`` (4 when unsure)."""
-    if text.isascii():
-        return 1
-    if len(text) < 256:
-        return 4
-    size = sys.getsizeof(text, 8 * len(text))  # other interpreters: the default
-    return 1 if size < 2 * len(text) else 2 if size < 4 * len(text) else 4
-
-
-def _has_raw_surrogate(text: str) -> bool:
-    """Tell whether a str holds a surrogate code point (decoded UTF-8 never does)."""
-    width = _char_width(text)
-    if width == 1:
-        return False
-    if width == 2:  # the UTF-16 encoder copies and refuses surrogates, at C speed
-        try:
-            text.encode("utf-16-le")
-        except UnicodeEncodeError:
-            return True
-        return False
-    return _surrogate(text) is not None
-
-
-def _surrogate_offsets(text: str, raw: bytes | None) -> tuple[int, ...]:
-    """Return the offsets where a lone surrogate may be (a superset), in order."""
-    found = list(_surrogate_escapes_in(text))
-    if raw is None and _has_raw_surrogate(text):
-        found.extend(match.start() for match in _surrogates(text))
-        found.sort()
-    return tuple(found)
-
-
-def _openers_up_to(text: str, limit: int) -> int:
-    """Count opening brackets by hops between them, stopping past ``limit``."""
-    seen = 0
-    find = text.find
-    for bracket in "[{":
-        at = find(bracket)
-        while at >= 0 and seen <= limit:
-            seen += 1
-            at = find(bracket, at + 1)
-    return seen
-
-
-def _ascii_compatible(text: str) -> bytes:
+def ascii_compatible(text: str) -> bytes:
     """Encode ``text`` so that every ASCII character keeps its byte."""
     try:
         return text.encode("latin-1")  # a plain copy when every code point is below 256
@@ -260,24 +397,25 @@ def _shape_table() -> bytes:
 _SHAPE: Final = _shape_table()
 
 
-def _shape(data: bytes) -> bytes:
+def shape(data: bytes) -> bytes:
+    """Return the shape of ASCII-compatible JSON bytes (see ``_SHAPE``)."""
     return data.translate(_SHAPE, b" \t\n\r")
 
 
-def _skeleton(shape: bytes) -> bytes:
+def skeleton(outline: bytes) -> bytes:
     """Return the brackets and member colons of a shape, strings removed (exact when the
     text is valid JSON)."""
-    if b"\\" in shape:  # escapes live in strings: drop escaped backslashes, then quotes
-        shape = shape.replace(b"\\\\", b"").replace(b'\\"', b"")
-    skeleton = shape.translate(None, b"0esx\\").replace(b'""', b"")
-    if b'"' in skeleton:  # the few strings that hold a colon or a bracket
-        skeleton = _quoted(b"", skeleton)
-    return skeleton
+    if b"\\" in outline:  # escapes live in strings: drop escaped backslashes, then quotes
+        outline = outline.replace(b"\\\\", b"").replace(b'\\"', b"")
+    bones = outline.translate(None, b"0esx\\").replace(b'""', b"")
+    if b'"' in bones:  # the few strings that hold a colon or a bracket
+        bones = _quoted(b"", bones)
+    return bones
 
 
-def _depth_at_most(skeleton: bytes, limit: int) -> bool:
+def depth_at_most(bones: bytes, limit: int) -> bool:
     """Tell whether the balanced brackets of a skeleton nest at most ``limit`` deep."""
-    brackets = skeleton.translate(None, b":")
+    brackets = bones.translate(None, b":")
     if brackets.count(b"[") <= limit:
         return True
     for _ in range(limit):  # each round removes exactly the innermost level
@@ -285,87 +423,3 @@ def _depth_at_most(skeleton: bytes, limit: int) -> bool:
         if not brackets:
             return True
     return False
-
-
-def _depth_at_most_in_value(value: Any, limit: int) -> bool:
-    """Tell whether a parsed value nests at most ``limit`` deep, a level at a time."""
-    dicts: list[dict[str, Any]] = [value] if type(value) is dict else []
-    lists: list[list[Any]] = [value] if type(value) is list else []
-    for _ in range(limit):
-        if not dicts and not lists:
-            return True
-        items = [*chain.from_iterable(map(dict.values, dicts)), *chain.from_iterable(lists)]
-        types = [*map(type, items)]
-        dicts = [*compress(items, map(_is_dict, types))]
-        lists = [*compress(items, map(_is_list, types))]
-    return not dicts and not lists
-
-
-def _by_pairs(text: str, max_depth: int, openers: int, numbers: int) -> Any:
-    """Parse with a pairs hook on each object; raise ``_TooManyNumbers`` past ``numbers``."""
-    left = [numbers]
-
-    def parse_float(literal: str) -> float:
-        left[0] -= 1
-        if left[0] < 0:
-            raise _TooManyNumbers
-        return _float(literal)
-
-    def parse_int(literal: str) -> int:
-        left[0] -= 1
-        if left[0] < 0:
-            raise _TooManyNumbers
-        return _int(literal)
-
-    scan = _scanner(object_pairs_hook=_pairs, parse_float=parse_float, parse_int=parse_int)
-    value = _run(scan, text)
-    if openers > max_depth and not _depth_at_most_in_value(value, max_depth):
-        return _MISS
-    return value
-
-
-def _by_skeleton(text: str, data: bytes, max_depth: int) -> Any:
-    """Parse counting dict entries, compared with the member colons of the skeleton."""
-    shape = _shape(data)
-    skeleton = _skeleton(shape)
-    if not _depth_at_most(skeleton, max_depth):
-        return _MISS
-    total = [0]
-
-    def object_hook(obj: dict[str, Any]) -> dict[str, Any]:
-        total[0] += len(obj)
-        return obj
-
-    # Floats are checked one by one; integers only if a digit run is long enough.
-    parse_int = _int if _DIGIT_RUN in shape else int
-    scan = _scanner(object_hook=object_hook, parse_float=_float, parse_int=parse_int)
-    value = _run(scan, text)
-    if total[0] != skeleton.count(b":"):
-        return _MISS  # fewer dict entries than members: a member name repeats
-    return value
-
-
-def _fast(text: str, raw: bytes | None, max_depth: int) -> Any:
-    """Return the value of clean ``text``, or ``_MISS`` when it may hold a hazard.
-
-    ``raw`` is the UTF-8 that ``text`` was decoded from, if any.
-    """
-    if next(_surrogate_escapes_in(text), None) is not None:
-        return _MISS
-    if raw is None and _has_raw_surrogate(text):
-        return _MISS
-    if len(text) <= _SMALL_TEXT:
-        if text.count("[") + text.count("{") <= max_depth:
-            return _run(_SCAN, text)
-    else:
-        budget = 64 + len(text) // 2048  # objects and numbers the hooks may afford
-        openers = _openers_up_to(text, budget)
-        if openers <= budget:
-            try:
-                return _by_pairs(text, max_depth, openers, budget)
-            except _TooManyNumbers:
-                pass
-    return _by_skeleton(text, raw if raw is not None else _ascii_compatible(text), max_depth)
-
-
-# --- the exact tokenizer -------------------------------------------------------------

@@ -1,36 +1,79 @@
-"""The strict reader: an exact, iterative JSON tokenizer that places every hazard."""
+"""The strict reader: an exact, iterative JSON tokenizer that explains and places hazards.
+
+It runs only once the fast path has a doubt, and on :func:`~decisions_input.jsontext.locate`.
+It never recurses, so no nesting depth can exhaust the stack, and it hands the subtrees
+that are free of hazards back to the C scanner. Its memory follows the value it builds:
+positions are offsets, turned into lines and columns only for what is reported.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Final, cast
 
+from .._unicode import has_surrogate
 from ..errors import Path, Problem
 from ._fast import (
-    _MAX_DOUBLE_INT,
-    _NUMBER_START,
-    _SAFE_INT_CHARS,
-    _SCAN,
-    _SKIP_LEVELS,
-    _ascii_compatible,
-    _depth_at_most,
-    _number,
-    _scanstring,
-    _shape,
-    _skeleton,
-    _surrogate,
-    _ws,
+    MAX_DOUBLE_INT,
+    SAFE_INT_CHARS,
+    SCAN,
+    ascii_compatible,
+    depth_at_most,
+    scanstring,
+    shape,
+    skeleton,
+    surrogate_escapes,
+    ws,
 )
 
-__all__: list[str] = []
+__all__ = ["Reader", "line_columns", "surrogate_offsets"]
+
+# The reader hands subtrees to the C scanner down to this nesting level only, so a hazard
+# deep in a large document costs a bounded number of C passes.
+_SKIP_LEVELS: Final = 8
+
+_number = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?").match
+_surrogates = re.compile("[\ud800-\udfff]").finditer
+_NUMBER_START: Final = frozenset("-0123456789")
+
+
+def surrogate_offsets(text: str, raw: bytes | None) -> tuple[int, ...]:
+    """Return the offsets where a lone surrogate may be (a superset), in order.
+
+    ``raw`` is the UTF-8 that ``text`` was decoded from, if any (then no code point in the
+    text is a surrogate).
+    """
+    found = list(surrogate_escapes(text))
+    if raw is None and has_surrogate(text):
+        found.extend(match.start() for match in _surrogates(text))
+        found.sort()
+    return tuple(found)
+
+
+def line_columns(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Return the 1-based line and column of each offset, reading ``text`` once.
+
+    Lines end at LF; columns count code points. Memory follows the number of offsets, not
+    the number of lines.
+    """
+    found: dict[int, tuple[int, int]] = {}
+    line, line_start, at = 1, 0, 0
+    for pos in sorted(set(offsets)):
+        breaks = text.count("\n", at, pos)
+        if breaks:
+            line += breaks
+            line_start = text.rfind("\n", at, pos) + 1
+        found[pos] = (line, pos - line_start + 1)
+        at = pos
+    return found
 
 
 def _line_column(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - text.rfind("\n", 0, pos)
+    return line_columns(text, (pos,))[pos]
 
 
 def _found(text: str, pos: int) -> str:
@@ -55,7 +98,7 @@ def _string_error(message: str) -> str:
 _State = Callable[[], "_State | None"]
 
 
-class _Tokenizer:
+class Reader:
     """Walk JSON text without recursion, building the value and recording every hazard.
 
     With ``wanted`` it builds nothing and reports nothing: it notes where the values at
@@ -93,7 +136,7 @@ class _Tokenizer:
         self.text = text
         self.n = len(text)
         self.max_depth = max_depth
-        self.pos = self.key_pos = _ws(text, 0).end()
+        self.pos = self.key_pos = ws(text, 0).end()
         self.path: list[str | int] = []
         self.stack: list[dict[str, Any] | list[Any]] = []
         self.current: Any = None
@@ -107,7 +150,7 @@ class _Tokenizer:
         self.skip = wanted is None
         self.hazards = surrogates
 
-    def run(self) -> _Tokenizer:
+    def run(self) -> Reader:
         state: _State | None = self._value
         while state is not None:
             state = state()
@@ -174,7 +217,7 @@ class _Tokenizer:
     def _string(self, pos: int, *, key: bool) -> int:
         """Parse the string at ``pos`` into ``current``; return its end or -1."""
         try:
-            value, end = _scanstring(self.text, pos + 1, True)
+            value, end = scanstring(self.text, pos + 1, True)
         except json.JSONDecodeError as exc:
             where = self._container_path() if key else None
             if exc.msg.startswith("Unterminated"):
@@ -182,16 +225,15 @@ class _Tokenizer:
             else:
                 self._syntax(exc.pos, _string_error(exc.msg), where)
             return -1
-        if not value.isascii():
-            lone = _surrogate(value)
-            if lone is not None:
-                self._report(
-                    pos,
-                    "json.lone_surrogate",
-                    f"expected a complete surrogate pair, found lone surrogate "
-                    f"U+{ord(lone.group()):04X} in the {'member name' if key else 'string'}",
-                    member=value if key else None,
-                )
+        if has_surrogate(value):
+            lone = ord(next(_surrogates(value)).group())
+            self._report(
+                pos,
+                "json.lone_surrogate",
+                f"expected a complete surrogate pair, found lone surrogate "
+                f"U+{lone:04X} in the {'member name' if key else 'string'}",
+                member=value if key else None,
+            )
         self.current = value
         return end
 
@@ -213,7 +255,7 @@ class _Tokenizer:
         return match.end()
 
     def _integer(self, pos: int, literal: str) -> int | None:
-        if len(literal) <= _SAFE_INT_CHARS:
+        if len(literal) <= SAFE_INT_CHARS:
             return int(literal)
         try:
             value = int(literal)
@@ -221,7 +263,7 @@ class _Tokenizer:
             self.ok = False
             self._out_of_range(pos, literal)
             return None
-        if abs(value) > _MAX_DOUBLE_INT:
+        if abs(value) > MAX_DOUBLE_INT:
             self._out_of_range(pos, literal)
         return value
 
@@ -261,7 +303,7 @@ class _Tokenizer:
         container: dict[str, Any] | list[Any] = {} if char == "{" else []
         self.stack.append(container)
         text = self.text
-        pos = _ws(text, pos + 1).end()
+        pos = ws(text, pos + 1).end()
         if text.startswith("}" if char == "{" else "]", pos):
             self.pos = pos
             return self._close(pos)
@@ -276,7 +318,7 @@ class _Tokenizer:
     def _skip(self, pos: int) -> bool:
         """Parse a hazard-free subtree with the C scanner; tell whether it was one."""
         try:
-            value, end = _SCAN(self.text, pos)
+            value, end = SCAN(self.text, pos)
         except Exception:  # any failure only means: walk into it
             return False
         hazards = self.hazards
@@ -285,8 +327,8 @@ class _Tokenizer:
         levels = self.max_depth - len(self.stack)
         text = self.text
         if text.count("[", pos, end) + text.count("{", pos, end) > levels:
-            skeleton = _skeleton(_shape(_ascii_compatible(text[pos:end])))
-            if not _depth_at_most(skeleton, levels):
+            bones = skeleton(shape(ascii_compatible(text[pos:end])))
+            if not depth_at_most(bones, levels):
                 return False
         self.current, self.pos = value, end
         return True
@@ -304,14 +346,14 @@ class _Tokenizer:
         if self.wanted is None and key in self.stack[-1]:
             message = f"expected each member name once, found {json.dumps(key)} again"
             self._report(pos, "json.duplicate_key", message, member=key)
-        colon = _ws(text, end).end()
+        colon = ws(text, end).end()
         if not text.startswith(":", colon):
             where = (*self._container_path(), key)
             self._syntax(colon, "':' after the member name", where)
             return False
         self.path[-1] = key
         self.key_pos = pos
-        self.pos = _ws(text, colon + 1).end()
+        self.pos = ws(text, colon + 1).end()
         return True
 
     def _after(self) -> _State | None:
@@ -321,13 +363,13 @@ class _Tokenizer:
             return None
         top = self.stack[-1]
         text = self.text
-        pos = _ws(text, self.pos).end()
+        pos = ws(text, self.pos).end()
         char = text[pos : pos + 1]
         if isinstance(top, dict):
             if self.wanted is None:
                 top[cast(str, self.path[-1])] = self.current
             if char == ",":
-                self.pos = _ws(text, pos + 1).end()
+                self.pos = ws(text, pos + 1).end()
                 return self._value if self._member() else None
             if char == "}":
                 return self._close(pos)
@@ -337,7 +379,7 @@ class _Tokenizer:
             top.append(self.current)
         if char == ",":
             self.path[-1] = cast(int, self.path[-1]) + 1
-            self.pos = self.key_pos = _ws(text, pos + 1).end()
+            self.pos = self.key_pos = ws(text, pos + 1).end()
             return self._value
         if char == "]":
             return self._close(pos)
@@ -354,7 +396,7 @@ class _Tokenizer:
         return self._after
 
     def _finish(self) -> None:
-        pos = _ws(self.text, self.pos).end()
+        pos = ws(self.text, self.pos).end()
         if pos < self.n:
             line, column = _line_column(self.text, pos)
             self._report(
