@@ -18,9 +18,11 @@ import sys
 import unicodedata
 from collections.abc import Callable, Generator, Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from itertools import chain, islice, repeat
+from typing import Any, NamedTuple, cast
 
-from .budget import TextSize, check_budget, screen_size
+from ._unicode import has_surrogate
+from .budget import TextSize, check_budget
 from .errors import Path, Problem, Severity
 from .limits import Limits
 from .media_checks import check_media_data, check_media_uri
@@ -204,8 +206,6 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
 
 
-
-
 def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:
     # Iterative walk: a state may nest deeper than the interpreter's recursion limit. The
     # containers on the way down are kept, so a container that holds itself is caught.
@@ -258,11 +258,7 @@ def _member_name_problem(key: Any, path: Path) -> Problem | None:
 
 def _surrogate_problem(text: str, path: Path) -> Problem | None:
     """A ``json.lone_surrogate`` problem when the text cannot be written as UTF-8, else None."""
-    if text.isascii():
-        return None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    if has_surrogate(text):
         return Problem(path, "json.lone_surrogate", "text holds a lone surrogate code point")
     return None
 
@@ -488,7 +484,7 @@ def check_questions(
     """Check the question map: count, keys, and each question.
 
     Returns (through ``yield from``) the text size of all questions when every one of them
-    took the clean shortcut, for the budget rule; None otherwise.
+    is clean, for the budget rule; None otherwise.
     """
     if type(value) is not dict:
         yield _wrong_type(value, path, "an object mapping question keys to questions")
@@ -500,43 +496,28 @@ def check_questions(
             "questions.count",
             f"expected {limits.MIN_QUESTIONS} to {limits.MAX_QUESTIONS} questions, found {count}",
         )
-    key_ok = _key_regex(limits.QUESTION_KEY_CHARS).fullmatch
-    longest = limits.MAX_QUESTION_KEY_CHARS
-    clean = _question_is_clean
-    measure = _measure_clean_question
-    if _keys_are_clean(value, limits):
-        chars = extra = strings = 0
-        all_clean = True
-        for key, question in value.items():
-            try:
-                size = measure(question, limits)
-            except UnicodeEncodeError:  # a lone surrogate: the exact checks report it
-                size = None
-            if size is None:
-                yield from check_question(question, path + (key,), limits)
-                size = screen_size(question)
-                all_clean = all_clean and size is not None
-            if all_clean and size is not None:
-                chars += size[0]
-                extra += size[1]
-                strings += size[2]
-        return (chars, extra, strings) if all_clean else None
+    keys_clean = _keys_are_clean(value, limits)
+    clean = _clean_questions([*value.values()], limits) if keys_clean else None
+    if clean is not None:
+        keys = [*value] if clean.many_levels else []
+        for index in clean.many_levels:
+            yield _many_levels(path + (keys[index], "criteria"), clean.many_levels[index], limits)
+        return clean.size
+    sizes: list[TextSize] | None = []
     for key, question in value.items():
         where = path + (key,)
-        if type(key) is not str:
-            yield _wrong_type(key, where, "a string question key")
-        elif key_ok(key) is None:
+        if not keys_clean:
             yield from _check_key(key, where, limits)
-        elif longest is not None and len(key) > longest:
-            yield Problem(
-                where,
-                "question.key_length",
-                f"expected a key of {limits.MIN_QUESTION_KEY_CHARS} to {longest} characters, "
-                f"found {len(key)}",
-            )
-        if not clean(question, limits):
+        clean = _clean_questions([question], limits)
+        if clean is None:
             yield from check_question(question, where, limits)
-    return None
+            sizes = None
+            continue
+        for levels in clean.many_levels.values():
+            yield _many_levels(where + ("criteria",), levels, limits)
+        if sizes is not None:
+            sizes.append(clean.size)
+    return None if sizes is None else _sum_sizes(sizes)
 
 
 def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
@@ -555,18 +536,23 @@ def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
     return longest is None or max(map(len, questions)) <= longest
 
 
-def _check_key(key: str, path: Path, limits: Limits) -> Iterator[Problem]:
+def _check_key(key: Any, path: Path, limits: Limits) -> Iterator[Problem]:
+    if type(key) is not str:
+        yield _wrong_type(key, path, "a string question key")
+        return
+    longest = limits.MAX_QUESTION_KEY_CHARS
     if len(key) < limits.MIN_QUESTION_KEY_CHARS:
         yield Problem(path, "question.key_length", "expected a non-empty question key")
         return
-    bad = next(c for c in key if not _key_regex(limits.QUESTION_KEY_CHARS).fullmatch(c))
-    yield Problem(
-        path,
-        "question.key_pattern",
-        f"expected only the characters [{limits.QUESTION_KEY_CHARS}] in a question key, "
-        f"found {bad!r}",
-    )
-    longest = limits.MAX_QUESTION_KEY_CHARS
+    pattern = _key_regex(limits.QUESTION_KEY_CHARS)
+    if pattern.fullmatch(key) is None:
+        bad = next(c for c in key if not pattern.fullmatch(c))
+        yield Problem(
+            path,
+            "question.key_pattern",
+            f"expected only the characters [{limits.QUESTION_KEY_CHARS}] in a question key, "
+            f"found {bad!r}",
+        )
     if longest is not None and len(key) > longest:
         yield Problem(
             path,
@@ -576,86 +562,230 @@ def _check_key(key: str, path: Path, limits: Limits) -> Iterator[Problem]:
         )
 
 
-def _extra_bytes(text: str) -> int:
-    """UTF-8 bytes beyond one per character (0 for ASCII, answered in constant time).
+# --- questions: the fast path ---------------------------------------------------------------
+#
+# Questions are usually all clean, so they are checked together: a handful of C-speed
+# operations over all of them at once (their types, sizes and instructions in lists; every
+# option ID of every choice question in one joined string, every level likewise), the same
+# few operations whatever their number, casing or script. Anything unusual makes the answer
+# None, and the questions are then checked one by one, exactly. The fast path may be
+# over-cautious, never lenient: a property test holds it to the exact checks.
 
-    Raises ``UnicodeEncodeError`` for a lone surrogate, which the shortcuts turn into "not
-    clean", so that the exact checks report it.
+
+class _Clean(NamedTuple):
+    """What the fast path found in clean questions: their text size, and the score questions
+    with more levels than recommended (position -> levels), the one problem they may have."""
+
+    size: TextSize
+    many_levels: dict[int, int]
+
+
+def _clean_questions(questions: list[Any], limits: Limits) -> _Clean | None:
+    """Check questions together; return what a clean set has, or None to look closer."""
+    groups = _question_groups(questions, limits)
+    if groups is None:
+        return None
+    prompts, choices, scores, nouls = groups
+    if not all(map(str.strip, prompts)):  # empty or blank instructions
+        return None
+    sizes = [
+        _text_size("".join(prompts), len(prompts)),
+        _clean_options(choices, limits) if choices else _NO_TEXT,
+        _clean_levels(scores, limits) if scores else _NO_TEXT,
+        _clean_noul(nouls, limits) if nouls else _NO_TEXT,
+    ]
+    if None in sizes:
+        return None
+    chars, extra, strings = map(sum, zip(*cast("list[TextSize]", sizes), strict=True))
+    many = {}
+    if scores and max(map(len, scores)) > limits.RECOMMENDED_MAX_LEVELS:
+        many = _many_level_positions(questions, limits)
+    return _Clean((chars, extra, strings), many)
+
+
+_NO_TEXT: TextSize = (0, 0, 0)
+_Groups = tuple[list[str], list[dict[str, Any]], list[list[Any]], list[dict[str, Any]]]
+
+
+def _question_groups(questions: list[Any], limits: Limits) -> _Groups | None:
+    """Sort the questions' instructions and criteria by type; None for an unusual shape.
+
+    A plain loop: for the few questions of a request it costs less than the C-speed
+    operations it would take to check their shapes together.
     """
-    return 0 if text.isascii() else len(text.encode("utf-8")) - len(text)
-
-
-def _question_is_clean(question: Any, limits: Limits) -> TextSize | None:
-    try:
-        return _measure_clean_question(question, limits)
-    except UnicodeEncodeError:  # a lone surrogate somewhere: the exact checks report it
-        return None
-
-
-def _measure_clean_question(question: Any, limits: Limits) -> TextSize | None:
-    """Return the question's text size only when it gives no problem at all, else None.
-
-    A shortcut for the common case; anything unusual returns None and goes through
-    :func:`check_question`, which is exact. A test holds the two to that contract. The
-    text size (instructions and every criteria string) costs nothing extra here and lets
-    the budget rule skip its own pass over the questions.
-    """
-    if type(question) is not dict:
-        return None
-    instructions = question.get("instructions")
-    if type(instructions) is not str or not instructions or instructions.isspace():
-        return None
-    kind = question.get("type")
-    if kind not in limits.QUESTION_TYPES:
-        return None
-    size = len(question)
-    if size == 2:
-        if kind != "noul":
+    prompts: list[str] = []
+    by_kind: dict[str, list[Any]] = {kind: [] for kind in limits.QUESTION_TYPES}
+    for question in questions:
+        if type(question) is not dict:
             return None
-        return (len(instructions), 0 if instructions.isascii() else _extra_bytes(instructions), 1)
-    criteria = question.get("criteria")
-    if size != 3 or criteria is None:
+        kind, prompt = question.get("type"), question.get("instructions")
+        group = by_kind.get(kind) if type(kind) is str else None
+        if type(prompt) is not str or group is None:
+            return None
+        size = len(question)
+        if size == 3:
+            group.append(question.get("criteria"))
+        elif size != 2 or group is not by_kind.get("noul"):
+            return None
+        prompts.append(prompt)
+    choices, scores, nouls = (by_kind.get(kind, []) for kind in ("choice", "score", "noul"))
+    if {*map(type, choices)} - _DICT_ONLY or {*map(type, scores)} - _LIST_ONLY:
         return None
-    if kind == "choice":
-        found = _choice_is_clean(criteria, limits) if type(criteria) is dict else None
-    elif kind == "score":
-        found = _levels_are_clean(criteria, limits) if type(criteria) is list else None
-    elif (
-        type(criteria) is dict
-        and all(type(v) is str for v in criteria.values())
-        and all(k in limits.NOUL_CRITERIA_MEMBERS for k in criteria)
-    ):
-        names, values = "".join(criteria), "".join(criteria.values())
-        found = (
-            len(names) + len(values),
-            _extra_bytes(names) + _extra_bytes(values),
-            2 * len(criteria),
-        )
-    else:
-        found = None
-    if found is None:
+    if {*map(type, nouls)} - _DICT_ONLY:
         return None
-    return (
-        found[0] + len(instructions),
-        found[1] + (0 if instructions.isascii() else _extra_bytes(instructions)),
-        found[2] + 1,
+    return prompts, choices, scores, nouls
+
+
+_DICT_ONLY, _LIST_ONLY = frozenset({dict}), frozenset({list})
+
+
+def _sum_sizes(sizes: list[TextSize]) -> TextSize:
+    chars, extra, strings = map(sum, zip(*sizes, strict=True)) if sizes else (0, 0, 0)
+    return chars, extra, strings
+
+
+def _many_level_positions(questions: list[dict[str, Any]], limits: Limits) -> dict[int, int]:
+    return {
+        index: len(question["criteria"])
+        for index, question in enumerate(questions)
+        if question["type"] == "score" and len(question["criteria"]) > limits.RECOMMENDED_MAX_LEVELS
+    }
+
+
+def _many_levels(path: Path, count: int, limits: Limits) -> Problem:
+    return Problem(
+        path,
+        "level.many",
+        f"{count} levels; {limits.MIN_LEVELS} to {limits.RECOMMENDED_MAX_LEVELS} are "
+        "recommended, since the score averages level indices",
+        _W,
     )
 
 
-def _levels_are_clean(levels: list[Any], limits: Limits) -> TextSize | None:
-    if (
-        not limits.MIN_LEVELS
-        <= len(levels)
-        <= min(limits.MAX_LEVELS, limits.RECOMMENDED_MAX_LEVELS)
-    ):
+def _text_size(text: str, strings: int) -> TextSize | None:
+    """Return characters, UTF-8 bytes past one per character, and ``strings``; None when
+    the text holds a lone surrogate. Non-ASCII text is encoded once, for both answers."""
+    if text.isascii():
+        return len(text), 0, strings
+    try:
+        return len(text), len(text.encode("utf-8")) - len(text), strings
+    except UnicodeEncodeError:
+        return None
+
+
+def _distinct_runs(items: list[str], counts: list[int]) -> bool:
+    """Tell whether the items of each consecutive run (of ``counts`` items) are distinct."""
+    stream = iter(items)
+    return [*map(len, map(set, map(islice, repeat(stream), counts)))] == counts
+
+
+def _clean_options(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+    """Check the options of choice questions together: counts, IDs, descriptions."""
+    counts = [*map(len, groups)]
+    if min(counts) < limits.MIN_OPTIONS or max(counts) > limits.MAX_OPTIONS:
+        return None
+    ids = [*chain.from_iterable(groups)]
+    if "" in ids:
         return None
     try:
-        joined = "".join(levels)
-    except TypeError:
+        # NUL-separated: no ID may hold a NUL, so an ID's edges sit next to the separators.
+        joined = "\x00".join(ids)
+        described = "".join(chain.from_iterable(map(dict.values, groups)))
+    except TypeError:  # an ID or a description that is not a string
         return None
-    if "" in levels or len(set(levels)) != len(levels):
+    if not _id_lengths_clean(joined, ids, limits):
         return None
-    return (len(joined), _extra_bytes(joined), len(levels))
+    clean_ids = _ascii_ids_clean if joined.isascii() else _unicode_ids_clean
+    if not clean_ids(joined, ids, groups, limits):
+        return None
+    id_size = _text_size(joined, 2 * len(ids))
+    text_size = _text_size(described, 0)
+    if id_size is None or text_size is None:
+        return None
+    return id_size[0] - len(ids) + 1 + text_size[0], id_size[1] + text_size[1], id_size[2]
+
+
+def _id_lengths_clean(joined: str, ids: list[str], limits: Limits) -> bool:
+    """Tell whether every ID has an allowed length in code points (all of them non-empty)."""
+    if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, ids)) < limits.MIN_OPTION_ID_CHARS:
+        return False
+    longest = len(joined) - len(ids) + 1  # the total bounds every ID's length
+    return longest <= limits.MAX_OPTION_ID_CHARS or max(map(len, ids)) <= limits.MAX_OPTION_ID_CHARS
+
+
+def _space_at_an_edge(joined: str) -> bool:
+    if " " not in joined:
+        return False
+    return joined[0] == " " or joined[-1] == " " or " \x00" in joined or "\x00 " in joined
+
+
+# ASCII bytes an option ID may not hold: the controls.
+_ASCII_BAD = bytes(range(0x20)) + b"\x7f"
+
+
+def _ascii_ids_clean(joined: str, ids: list[str], groups: list[Any], limits: Limits) -> bool:
+    """ASCII IDs: no control, no space at an edge, no catch-all, none equal to another of
+    its question but for case."""
+    raw = joined.encode("ascii")
+    # The separators are deleted too; an ID holding a NUL of its own makes one more.
+    if len(raw.translate(None, _ASCII_BAD)) != len(raw) - len(ids) + 1:
+        return False
+    too_long = limits.MAX_OPTION_ID_CHARS > limits.MAX_OPTION_ID_BYTES  # a byte a character
+    if too_long and max(map(len, ids)) > limits.MAX_OPTION_ID_BYTES:
+        return False
+    if _space_at_an_edge(joined):
+        return False
+    lowered = joined.lower()
+    folded = ids if lowered == joined else lowered.split("\x00")
+    if folded is not ids and not _distinct_runs(folded, [*map(len, groups)]):
+        return False
+    return limits.CATCH_ALL_OPTION_IDS.isdisjoint(folded)
+
+
+def _unicode_ids_clean(joined: str, ids: list[str], groups: list[Any], limits: Limits) -> bool:
+    """Any IDs: as ASCII ones, distinct after NFC normalisation and case folding.
+
+    ``str.isprintable`` is False for every character an ID may not hold (controls, format
+    characters, white space other than the ASCII space, surrogates) and for a few more
+    (private use, unassigned), which the exact checks then accept.
+    """
+    if joined.count("\x00") != len(ids) - 1 or not joined.replace("\x00", "").isprintable():
+        return False
+    too_long = limits.MAX_OPTION_ID_CHARS * 4 > limits.MAX_OPTION_ID_BYTES
+    if too_long and max(len(k.encode("utf-8")) for k in ids) > limits.MAX_OPTION_ID_BYTES:
+        return False
+    if _space_at_an_edge(joined):
+        return False
+    if not _distinct_runs([*map(_fold, ids)], [*map(len, groups)]):
+        return False
+    return limits.CATCH_ALL_OPTION_IDS.isdisjoint(map(str.lower, ids))
+
+
+def _clean_levels(groups: list[list[Any]], limits: Limits) -> TextSize | None:
+    """Check the levels of score questions together: counts, empty and repeated levels."""
+    counts = [*map(len, groups)]
+    if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
+        return None
+    levels = [*chain.from_iterable(groups)]
+    try:
+        text = "".join(levels)
+    except TypeError:  # a level that is not a string
+        return None
+    if "" in levels or [*map(len, map(set, groups))] != counts:  # empty or repeated levels
+        return None
+    return _text_size(text, len(levels))
+
+
+def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+    """Check the criteria objects of noul questions together: known names, string values."""
+    names = [*chain.from_iterable(groups)]
+    if not set(names) <= set(limits.NOUL_CRITERIA_MEMBERS):
+        return None
+    try:
+        text = "".join(names) + "".join(chain.from_iterable(map(dict.values, groups)))
+    except TypeError:  # a description that is not a string
+        return None
+    return _text_size(text, 2 * len(names))
 
 
 def check_question(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -838,20 +968,21 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
             "option.count",
             f"expected {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS} options, found {count}",
         )
-    try:
-        if _choice_is_clean(value, limits):
-            return
-    except UnicodeEncodeError:
-        pass
-    if set(map(type, value)) - {str}:
-        for key in value:
+    if _clean_options([value], limits) is None:
+        yield from _check_options(value, path, limits)
+
+
+def _check_options(options: dict[Any, Any], path: Path, limits: Limits) -> Iterator[Problem]:
+    """Check the options one by one: each ID, each description, catch-alls, look-alikes."""
+    if set(map(type, options)) - {str}:
+        for key in options:
             if type(key) is not str:
                 yield _wrong_type(key, path + (key,), "a string option ID")
         return
-    lowered = [k.lower() for k in value]
-    folded = lowered if "".join(value).isascii() else [_fold(k) for k in value]
+    lowered = [k.lower() for k in options]
+    folded = lowered if "".join(options).isascii() else [_fold(k) for k in options]
     first_of: dict[str, str] = {}
-    for (option_id, description), low, fold in zip(value.items(), lowered, folded, strict=True):
+    for (option_id, description), low, fold in zip(options.items(), lowered, folded, strict=True):
         where = path + (option_id,)
         yield from check_option_id(option_id, where, limits)
         if type(description) is not str:
@@ -875,75 +1006,6 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
                 "folding; the two are easy to confuse",
                 _W,
             )
-
-
-# ASCII bytes an option ID may not hold (controls), and the upper-case letters.
-_ASCII_BAD = bytes(range(0x20)) + b"\x7f"
-_ASCII_BAD_OR_UPPER = _ASCII_BAD + bytes(range(0x41, 0x5B))
-
-
-def _choice_is_clean(options: dict[str, Any], limits: Limits) -> TextSize | None:
-    """Return the options' text size only when they give no problem at all, else None.
-
-    Decided with a handful of C-speed passes over all IDs at once; a False answer only
-    sends the options to the exact item-by-item checks, so the shortcuts here may be
-    over-cautious, never lenient. ``str.isprintable`` is False for every character an ID
-    may not hold (controls, format characters, white space other than the ASCII space,
-    surrogates) and for a few more (private use, unassigned).
-    """
-    count = len(options)
-    if not limits.MIN_OPTIONS <= count <= limits.MAX_OPTIONS or "" in options:
-        return None
-    try:
-        # NUL-separated: no ID may hold a NUL, so an ID's edges sit next to the separators.
-        joined = "\x00".join(options)
-        described = "".join(options.values())
-    except TypeError:  # an ID or a description that is not a string
-        return None
-    chars = len(joined) - count + 1
-    # The total length bounds every ID's length; only look closer when it is over a limit.
-    longest = chars if chars <= limits.MAX_OPTION_ID_CHARS else max(map(len, options))
-    if longest > limits.MAX_OPTION_ID_CHARS:
-        return None
-    if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, options)) < limits.MIN_OPTION_ID_CHARS:
-        return None
-    if (
-        longest * 4 > limits.MAX_OPTION_ID_BYTES
-        and max(len(k.encode("utf-8", "surrogatepass")) for k in options)
-        > limits.MAX_OPTION_ID_BYTES
-    ):
-        return None
-    lowered: Any = options
-    if joined.isascii():
-        raw = joined.encode("ascii")
-        # The separators are deleted too; an ID holding a NUL of its own makes one more.
-        if len(raw.translate(None, _ASCII_BAD_OR_UPPER)) != chars:
-            if len(raw.translate(None, _ASCII_BAD)) != chars:
-                return None
-            lowered = list(map(str.lower, options))
-            if len(set(lowered)) != count:
-                return None
-    else:
-        if joined.count("\x00") != count - 1 or not joined.replace("\x00", "").isprintable():
-            return None
-        lowered = list(map(str.lower, options))
-        if len(set(map(_fold, options))) != count:
-            return None
-    # The only white space left is the ASCII space. With few options, look for it next to
-    # a separator; with many, strip each ID (substring search slows on long texts).
-    if count <= 16:
-        if joined[0] == " " or joined[-1] == " " or " \x00" in joined or "\x00 " in joined:
-            return None
-    elif sum(map(len, map(str.strip, options))) != chars:
-        return None
-    if not limits.CATCH_ALL_OPTION_IDS.isdisjoint(lowered):
-        return None
-    extra = 0 if joined.isascii() else _extra_bytes(joined)
-    return (
-        chars + len(described),
-        extra + (0 if described.isascii() else _extra_bytes(described)),
-        2 * count,
-    )
 
 
 def check_option_id(option_id: str, path: Path, limits: Limits) -> Iterator[Problem]:

@@ -6,7 +6,7 @@ import contextlib
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
@@ -71,6 +71,32 @@ question_values = st.fixed_dictionaries(
     },
 )
 
+# Questions of the right shape with tricky content, so the fast path is taken often and
+# every one of its tests decides.
+_tricky_levels = st.lists(st.one_of(tricky_text, st.just("")), min_size=1, max_size=14)
+nearly_clean_questions = st.one_of(
+    st.fixed_dictionaries({"type": st.just("noul"), "instructions": tricky_text}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("noul"),
+            "instructions": tricky_text,
+            "criteria": st.dictionaries(
+                st.sampled_from(["true_description", "false_description", "x"]), tricky_text
+            ),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("choice"),
+            "instructions": tricky_text,
+            "criteria": st.dictionaries(tricky_text, tricky_text, max_size=5),
+        }
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("score"), "instructions": tricky_text, "criteria": _tricky_levels}
+    ),
+)
+
 request_like = st.fixed_dictionaries(
     {},
     optional={
@@ -127,18 +153,76 @@ def test_json_text_and_mapping_agree(body: Any, target: str) -> None:
     assert from_text == from_value
 
 
+def _exact_question(question: Any, path: tuple[str, ...], limits: Any) -> list[tuple[str, Any]]:
+    """The problems of one question by the exact checks, option by option."""
+    found = [(p.code, p.path) for p in checks.check_question(question, path, limits)]
+    if isinstance(question, dict) and question.get("type") == "choice":
+        criteria = question.get("criteria")
+        if isinstance(criteria, dict):
+            where = (*path, "criteria")
+            found += [(p.code, p.path) for p in checks._check_options(criteria, where, limits)]
+    return found
+
+
 @settings(max_examples=400, deadline=None)
-@given(question=question_values, limits=st.sampled_from([GEMINI, PARALLEL]))
-def test_fast_path_never_hides_a_problem(question: dict[str, Any], limits: Any) -> None:
-    if checks._question_is_clean(question, limits):
-        assert list(checks.check_question(question, ("q",), limits)) == []
+@given(
+    questions=st.lists(question_values | nearly_clean_questions, min_size=1, max_size=4),
+    limits=st.sampled_from([GEMINI, PARALLEL]),
+)
+def test_question_fast_path_finds_what_the_exact_checks_find(
+    questions: list[dict[str, Any]], limits: Any
+) -> None:
+    clean = checks._clean_questions(questions, limits)
+    if clean is None:
+        return
+    exact = [
+        problem
+        for index, question in enumerate(questions)
+        for problem in _exact_question(question, (str(index),), limits)
+    ]
+    many = [("level.many", (str(index), "criteria")) for index in clean.many_levels]
+    assert exact == many
 
 
 @settings(max_examples=400, deadline=None)
 @given(options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6))
 def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None:
-    if checks._choice_is_clean(options, GEMINI):
-        assert list(checks.check_choice_criteria(options, (), GEMINI)) == []
+    if checks._clean_options([options], GEMINI) is not None:
+        assert list(checks._check_options(options, (), GEMINI)) == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(levels=_tricky_levels)
+def test_levels_fast_path_never_hides_a_problem(levels: list[str]) -> None:
+    if checks._clean_levels([levels], GEMINI) is not None:
+        found = [p.code for p in checks.check_score_criteria(levels, (), GEMINI)]
+        assert found in ([], ["level.many"])
+
+
+clean_words = st.text("abcdefXYZ019_-. éßΩЖ中😀", min_size=1, max_size=12).filter(
+    lambda word: word.strip() == word
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    options=st.lists(clean_words, min_size=2, max_size=40, unique_by=lambda w: w.casefold()),
+    levels=st.lists(clean_words, min_size=2, max_size=40, unique=True),
+    prompt=clean_words,
+)
+def test_clean_questions_take_the_fast_path_whatever_their_size(
+    options: list[str], levels: list[str], prompt: str
+) -> None:
+    questions = [
+        {"type": "noul", "instructions": prompt},
+        {"type": "choice", "instructions": prompt, "criteria": dict.fromkeys(options, prompt)},
+        {"type": "score", "instructions": prompt, "criteria": levels},
+    ]
+    assume(GEMINI.CATCH_ALL_OPTION_IDS.isdisjoint(o.lower() for o in options))
+    clean = checks._clean_questions(questions, GEMINI)
+    assert clean is not None
+    many = {2: len(levels)} if len(levels) > GEMINI.RECOMMENDED_MAX_LEVELS else {}
+    assert clean.many_levels == many
 
 
 option_ids = st.text(

@@ -653,6 +653,59 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
         with_(gemini(), _set(("state",), {})),
         [("schema.unknown_member", "$.state")],
     ),
+    # Questions are checked together first: one odd question among clean ones.
+    (
+        "noul-criteria-array-next-to-a-clean-one",
+        "gemini",
+        gemini(
+            a={"type": "noul", "instructions": "x?", "criteria": {"true_description": "y"}},
+            b={"type": "noul", "instructions": "x?", "criteria": []},
+        ),
+        [("schema.type", "$.questions.b.criteria")],
+    ),
+    (
+        "many-levels-among-clean-questions",
+        "gemini",
+        gemini(
+            a=score_q(["x", "y"]),
+            b=score_q([str(i) for i in range(11)]),
+            c=choice_q({"A": "", "a": ""}),
+            d=score_q([str(i) for i in range(12)]),
+        ),
+        [
+            ("level.many", "$.questions.b.criteria"),
+            ("option.similar", "$.questions.c.criteria.a"),
+            ("level.many", "$.questions.d.criteria"),
+        ],
+    ),
+    (
+        "same-level-in-two-questions-is-fine",
+        "gemini",
+        gemini(a=score_q(["low", "high"]), b=score_q(["low", "high"])),
+        [],
+    ),
+    (
+        "same-option-in-two-questions-is-fine",
+        "gemini",
+        gemini(a=choice_q({"Yes": "", "No": ""}), b=choice_q({"yes": "", "no": ""})),
+        [],
+    ),
+    (
+        "repeated-level-in-one-of-many-questions",
+        "gemini",
+        gemini(a=score_q(["a", "b"]), b=score_q(["c", "c"]), c=score_q(["d", "e"])),
+        [("level.duplicate", "$.questions.b.criteria[1]")],
+    ),
+    (
+        "question-keys-and-questions-both-wrong",
+        "gemini",
+        gemini(**{"a b": score_q(["x"]), "ok": {"type": "noul"}}),
+        [
+            ("question.key_pattern", '$.questions["a b"]'),
+            ("level.count", '$.questions["a b"].criteria'),
+            ("schema.required", "$.questions.ok"),
+        ],
+    ),
 ]
 
 
