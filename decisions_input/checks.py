@@ -673,96 +673,131 @@ def _text_size(text: str, strings: int) -> TextSize | None:
         return None
 
 
-def _distinct_runs(items: list[str], counts: list[int]) -> bool:
+def _distinct_runs(items: list[Any], counts: list[int]) -> bool:
     """Tell whether the items of each consecutive run (of ``counts`` items) are distinct."""
     stream = iter(items)
     return [*map(len, map(set, map(islice, repeat(stream), counts)))] == counts
 
 
+# Groups (options, levels) are checked together in batches of about this many items: few
+# enough that the joined text stays small, so the allocator reuses memory instead of
+# mapping fresh pages for every temporary copy.
+_BATCH_ITEMS = 512
+
+
+def _batched(
+    clean: Callable[[list[Any], Limits], TextSize | None], groups: list[Any], limits: Limits
+) -> TextSize | None:
+    """Run ``clean`` on consecutive batches of groups; add up their sizes, or None."""
+    sizes: list[TextSize] = []
+    start = taken = 0
+    for end, count in enumerate(map(len, groups), 1):
+        taken += count
+        if taken >= _BATCH_ITEMS or end == len(groups):
+            size = clean(groups[start:end], limits)
+            if size is None:
+                return None
+            sizes.append(size)
+            start, taken = end, 0
+    return _sum_sizes(sizes)
+
+
 def _clean_options(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
     """Check the options of choice questions together: counts, IDs, descriptions."""
+    return _batched(_clean_option_batch, groups, limits)
+
+
+def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
     counts = [*map(len, groups)]
     if min(counts) < limits.MIN_OPTIONS or max(counts) > limits.MAX_OPTIONS:
         return None
-    ids = [*chain.from_iterable(groups)]
-    if "" in ids:
+    if any(map(dict.__contains__, groups, repeat(""))):  # an empty ID
         return None
+    ids = [*chain.from_iterable(groups)]
     try:
-        # NUL-separated: no ID may hold a NUL, so an ID's edges sit next to the separators.
-        joined = "\x00".join(ids)
+        plain = "".join(ids)
         described = "".join(chain.from_iterable(map(dict.values, groups)))
     except TypeError:  # an ID or a description that is not a string
         return None
-    if not _id_lengths_clean(joined, ids, limits):
+    if not _id_lengths_clean(len(plain), ids, limits):
         return None
-    clean_ids = _ascii_ids_clean if joined.isascii() else _unicode_ids_clean
-    if not clean_ids(joined, ids, groups, limits):
+    clean_ids = _ascii_ids_clean if plain.isascii() else _unicode_ids_clean
+    if not clean_ids(plain, ids, counts, limits):
         return None
-    id_size = _text_size(joined, 2 * len(ids))
-    text_size = _text_size(described, 0)
+    id_size, text_size = _text_size(plain, 2 * len(ids)), _text_size(described, 0)
     if id_size is None or text_size is None:
         return None
-    return id_size[0] - len(ids) + 1 + text_size[0], id_size[1] + text_size[1], id_size[2]
+    return id_size[0] + text_size[0], id_size[1] + text_size[1], id_size[2]
 
 
-def _id_lengths_clean(joined: str, ids: list[str], limits: Limits) -> bool:
-    """Tell whether every ID has an allowed length in code points (all of them non-empty)."""
+def _id_lengths_clean(total: int, ids: list[str], limits: Limits) -> bool:
+    """Tell whether every ID has an allowed length in code points (none is empty)."""
     if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, ids)) < limits.MIN_OPTION_ID_CHARS:
         return False
-    longest = len(joined) - len(ids) + 1  # the total bounds every ID's length
-    return longest <= limits.MAX_OPTION_ID_CHARS or max(map(len, ids)) <= limits.MAX_OPTION_ID_CHARS
+    # The total length of the IDs bounds every one of them.
+    return total <= limits.MAX_OPTION_ID_CHARS or max(map(len, ids)) <= limits.MAX_OPTION_ID_CHARS
 
 
-def _space_at_an_edge(joined: str) -> bool:
-    if " " not in joined:
+def _space_at_an_edge(plain: str, ids: list[str]) -> bool:
+    if " " not in plain:
         return False
+    joined = "\x00".join(ids)  # NUL-separated: the edges of an ID sit next to a separator
     return joined[0] == " " or joined[-1] == " " or " \x00" in joined or "\x00 " in joined
 
 
-# ASCII bytes an option ID may not hold: the controls.
-_ASCII_BAD = bytes(range(0x20)) + b"\x7f"
+def _lower_and_mark() -> bytes:
+    table = bytearray(range(256))
+    table[0x41:0x5B] = range(0x61, 0x7B)  # upper case to lower case
+    for byte in (*range(0x20), 0x7F):  # the controls an ID may not hold
+        table[byte] = 0x80
+    return bytes(table)
 
 
-def _ascii_ids_clean(joined: str, ids: list[str], groups: list[Any], limits: Limits) -> bool:
+# ASCII bytes: upper case lowered, controls marked as non-ASCII.
+_LOWER_AND_MARK = _lower_and_mark()
+
+
+def _ascii_ids_clean(plain: str, ids: list[str], counts: list[int], limits: Limits) -> bool:
     """ASCII IDs: no control, no space at an edge, no catch-all, none equal to another of
     its question but for case."""
-    raw = joined.encode("ascii")
-    # The separators are deleted too; an ID holding a NUL of its own makes one more.
-    if len(raw.translate(None, _ASCII_BAD)) != len(raw) - len(ids) + 1:
+    raw = plain.encode("ascii")
+    lowered = raw.translate(_LOWER_AND_MARK)  # one pass for the controls and the case
+    if not lowered.isascii():
         return False
     too_long = limits.MAX_OPTION_ID_CHARS > limits.MAX_OPTION_ID_BYTES  # a byte a character
     if too_long and max(map(len, ids)) > limits.MAX_OPTION_ID_BYTES:
         return False
-    if _space_at_an_edge(joined):
+    if _space_at_an_edge(plain, ids):
         return False
-    lowered = joined.lower()
-    folded = ids if lowered == joined else lowered.split("\x00")
-    if folded is not ids and not _distinct_runs(folded, [*map(len, groups)]):
-        return False
-    return limits.CATCH_ALL_OPTION_IDS.isdisjoint(folded)
+    if lowered == raw:  # no upper case: the IDs of a question are distinct as they are
+        return limits.CATCH_ALL_OPTION_IDS.isdisjoint(ids)
+    folded = [*map(str.lower, ids)]
+    return _distinct_runs(folded, counts) and limits.CATCH_ALL_OPTION_IDS.isdisjoint(folded)
 
 
-def _unicode_ids_clean(joined: str, ids: list[str], groups: list[Any], limits: Limits) -> bool:
+def _unicode_ids_clean(plain: str, ids: list[str], counts: list[int], limits: Limits) -> bool:
     """Any IDs: as ASCII ones, distinct after NFC normalisation and case folding.
 
     ``str.isprintable`` is False for every character an ID may not hold (controls, format
     characters, white space other than the ASCII space, surrogates) and for a few more
     (private use, unassigned), which the exact checks then accept.
     """
-    if joined.count("\x00") != len(ids) - 1 or not joined.replace("\x00", "").isprintable():
+    if not plain.isprintable():
         return False
     too_long = limits.MAX_OPTION_ID_CHARS * 4 > limits.MAX_OPTION_ID_BYTES
     if too_long and max(len(k.encode("utf-8")) for k in ids) > limits.MAX_OPTION_ID_BYTES:
         return False
-    if _space_at_an_edge(joined):
-        return False
-    if not _distinct_runs([*map(_fold, ids)], [*map(len, groups)]):
+    if _space_at_an_edge(plain, ids) or not _distinct_runs([*map(_fold, ids)], counts):
         return False
     return limits.CATCH_ALL_OPTION_IDS.isdisjoint(map(str.lower, ids))
 
 
 def _clean_levels(groups: list[list[Any]], limits: Limits) -> TextSize | None:
     """Check the levels of score questions together: counts, empty and repeated levels."""
+    return _batched(_clean_level_batch, groups, limits)
+
+
+def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> TextSize | None:
     counts = [*map(len, groups)]
     if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
         return None

@@ -38,6 +38,12 @@ TRICKY = st.sampled_from(
     ]
 )
 tricky_text = st.text(TRICKY, max_size=6)
+# ASCII only, so the ASCII shortcuts meet every case too.
+ascii_tricky_text = st.text(st.sampled_from(list("aAbBzZ _-.\t\x00\x7f")), max_size=6)
+# Option IDs where one differs from another by case (or by composition) only.
+look_alike_options = st.lists(
+    st.text("aAbBéÉ_", min_size=1, max_size=4), min_size=1, max_size=4, unique=True
+).map(lambda words: dict.fromkeys([*words, words[0].swapcase()], ""))
 
 json_scalars = (
     st.none()
@@ -185,7 +191,11 @@ def test_question_fast_path_finds_what_the_exact_checks_find(
 
 
 @settings(max_examples=400, deadline=None)
-@given(options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6))
+@given(
+    options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6)
+    | st.dictionaries(ascii_tricky_text, st.just(""), min_size=2, max_size=6)
+    | look_alike_options
+)
 def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None:
     if checks._clean_options([options], GEMINI) is not None:
         assert list(checks._check_options(options, (), GEMINI)) == []
