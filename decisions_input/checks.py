@@ -202,6 +202,8 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     A Python value may hold what JSON text cannot: NaN, numbers beyond a double, member
     names that are not strings, lone surrogates, a container that holds itself, or more
     nesting than the library's bound. The JSON text checks refuse these in text already.
+    Nesting counts from the document root, as in text: the body is level 1, so the state's
+    own containers start at level 2, and ``json.too_deep`` names the first one past the bound.
     """
     yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
 
@@ -231,9 +233,11 @@ def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Proble
             if id(item) in above:
                 yield Problem(where, "json.too_deep", "the value holds itself; it has no JSON text")
                 continue
-            if len(above) >= max_depth:
+            if len(where) >= max_depth:  # counted from the document root, as in JSON text
                 yield Problem(
-                    where, "json.too_deep", f"expected at most {max_depth} levels of nesting"
+                    where,
+                    "json.too_deep",
+                    f"expected at most {max_depth} nested levels, found more",
                 )
                 continue
             inner = above + (id(item),)

@@ -103,6 +103,18 @@ nearly_clean_questions = st.one_of(
     ),
 )
 
+# Input blocks of every type, known or not (any JSON value), with media members mixed in.
+input_blocks = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "image", "audio", "video", "document"]) | json_values},
+    optional={
+        "text": tricky_text | json_values,
+        "mime_type": st.sampled_from(["image/png", "audio/wav", "application/pdf"]) | json_values,
+        "data": st.sampled_from(["", "QUJD", "iVBORw0KGgo=", "UklGRg=="]) | json_values,
+        "uri": st.sampled_from(["https://example.com/a.png", "gs://b/a.wav"]) | json_values,
+        "resolution": json_values,
+    },
+)
+
 request_like = st.fixed_dictionaries(
     {},
     optional={
@@ -112,14 +124,17 @@ request_like = st.fixed_dictionaries(
             st.lists(
                 st.one_of(
                     st.fixed_dictionaries({"type": st.just("text"), "text": tricky_text}),
+                    input_blocks,
                     json_values,
                 ),
                 max_size=3,
             ),
+            input_blocks,
             json_values,
         ),
         "questions": st.one_of(
-            st.dictionaries(tricky_text, question_values, max_size=4), json_values
+            st.dictionaries(tricky_text, question_values | nearly_clean_questions, max_size=4),
+            json_values,
         ),
         "state": json_values,
         "mode": json_values,
@@ -144,7 +159,20 @@ def test_any_json_gives_problems_never_foreign_errors(body: Any, target: str) ->
     for problem in di.iter_problems(body, target=target):
         assert isinstance(problem, di.Problem)
         assert problem.code in di.RULES, problem.code
+        assert problem.code != "internal.error", problem.message
         resolve(body, problem.path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=request_like, target=st.sampled_from(["gemini", "parallel"]))
+def test_no_body_in_any_form_meets_an_internal_error(body: Any, target: str) -> None:
+    text = json.dumps(body, ensure_ascii=False)
+    forms: list[Any] = [body, text]
+    with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+        forms.append(text.encode())
+    for form in forms:
+        codes = [p.code for p in di.iter_problems(form, target=target)]
+        assert "internal.error" not in codes
 
 
 @settings(max_examples=200, deadline=None)
