@@ -693,6 +693,8 @@ def _batched(
     clean: Callable[[list[Any], Limits], TextSize | None], groups: list[Any], limits: Limits
 ) -> TextSize | None:
     """Run ``clean`` on consecutive batches of groups; add up their sizes, or None."""
+    if sum(map(len, groups)) <= _BATCH_ITEMS:
+        return clean(groups, limits)  # the common case: one batch
     sizes: list[TextSize] = []
     start = taken = 0
     for end, count in enumerate(map(len, groups), 1):
