@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
-from decisions_input import checks
+from decisions_input import checks, question_checks
 from decisions_input.limits import GEMINI, PARALLEL
 
 # Characters that stress option-ID rules: spaces of several kinds, controls, format
@@ -194,7 +194,9 @@ def _exact_question(question: Any, path: tuple[str, ...], limits: Any) -> list[t
         criteria = question.get("criteria")
         if isinstance(criteria, dict):
             where = (*path, "criteria")
-            found += [(p.code, p.path) for p in checks._check_options(criteria, where, limits)]
+            found += [
+                (p.code, p.path) for p in question_checks._check_options(criteria, where, limits)
+            ]
     return found
 
 
@@ -206,7 +208,7 @@ def _exact_question(question: Any, path: tuple[str, ...], limits: Any) -> list[t
 def test_question_fast_path_finds_what_the_exact_checks_find(
     questions: list[dict[str, Any]], limits: Any
 ) -> None:
-    clean = checks._clean_questions(questions, limits)
+    clean = question_checks._clean_questions(questions, limits)
     if clean is None:
         return
     exact = [
@@ -225,14 +227,14 @@ def test_question_fast_path_finds_what_the_exact_checks_find(
     | look_alike_options
 )
 def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None:
-    if checks._clean_options([options], GEMINI) is not None:
-        assert list(checks._check_options(options, (), GEMINI)) == []
+    if question_checks._clean_options([options], GEMINI) is not None:
+        assert list(question_checks._check_options(options, (), GEMINI)) == []
 
 
 @settings(max_examples=400, deadline=None)
 @given(levels=_tricky_levels)
 def test_levels_fast_path_never_hides_a_problem(levels: list[str]) -> None:
-    if checks._clean_levels([levels], GEMINI) is not None:
+    if question_checks._clean_levels([levels], GEMINI) is not None:
         found = [p.code for p in checks.check_score_criteria(levels, (), GEMINI)]
         assert found in ([], ["level.many"])
 
@@ -257,7 +259,7 @@ def test_clean_questions_take_the_fast_path_whatever_their_size(
         {"type": "score", "instructions": prompt, "criteria": levels},
     ]
     assume(GEMINI.CATCH_ALL_OPTION_IDS.isdisjoint(o.lower() for o in options))
-    clean = checks._clean_questions(questions, GEMINI)
+    clean = question_checks._clean_questions(questions, GEMINI)
     assert clean is not None
     many = {2: len(levels)} if len(levels) > GEMINI.RECOMMENDED_MAX_LEVELS else {}
     assert clean.many_levels == many
