@@ -269,13 +269,11 @@ def _by_sizes(text: str, raw: bytes | None, max_depth: int, allowance: int) -> A
         return MISS
     # Every member has a colon outside strings: with no colon inside one, the counts agree
     # exactly when no member was dropped for a repeated name.
-    arrays = max_depth - sizes.objects
-    if (
-        sizes.entries == text.count(":")
-        and arrays >= 0
-        and _count_up_to(text, "[", arrays) <= arrays
-    ):
-        return value
+    if sizes.entries == text.count(":"):
+        arrays = max_depth - sizes.objects
+        if arrays >= 0 and _count_up_to(text, "[", arrays) <= arrays:
+            return value
+        return value if _depth_within(value, max_depth) else MISS
     bones = skeleton(shape(raw if raw is not None else ascii_compatible(text)))
     if sizes.entries == bones.count(b":") and depth_at_most(bones, max_depth):
         return value
