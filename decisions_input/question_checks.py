@@ -205,29 +205,40 @@ def _question_groups(questions: list[Any], limits: Limits) -> _Groups | None:
     operations it would take to check their shapes together.
     """
     prompts: list[str] = []
-    by_kind: dict[str, list[Any]] = {kind: [] for kind in limits.QUESTION_TYPES}
+    choices: list[Any] = []  # objects
+    scores: list[Any] = []  # arrays
+    nouls: list[Any] = []  # objects
+    plain_nouls = 0
     for question in questions:
         if type(question) is not dict:
             return None
-        kind, prompt = question.get("type"), question.get("instructions")
-        group = by_kind.get(kind) if type(kind) is str else None
-        if type(prompt) is not str or group is None:
-            return None
-        size = len(question)
-        if size == 3:
-            group.append(question.get("criteria"))
-        elif size != 2 or group is not by_kind.get("noul"):
+        prompt = question.get("instructions")
+        if type(prompt) is not str:
             return None
         prompts.append(prompt)
-    choices, scores, nouls = (by_kind.get(kind, []) for kind in ("choice", "score", "noul"))
-    if {*map(type, choices)} - _DICT_ONLY or {*map(type, scores)} - _LIST_ONLY:
-        return None
-    if {*map(type, nouls)} - _DICT_ONLY:
+        kind, size = question.get("type"), len(question)
+        if size == 2 and kind == "noul":
+            plain_nouls += 1
+            continue
+        criteria = question.get("criteria")
+        if size != 3 or type(criteria) is not (list if kind == "score" else dict):
+            return None
+        if kind == "choice":
+            choices.append(criteria)
+        elif kind == "score":
+            scores.append(criteria)
+        elif kind == "noul":
+            nouls.append(criteria)
+        else:
+            return None
+    kinds = limits.QUESTION_TYPES
+    if (
+        (choices and "choice" not in kinds)
+        or (scores and "score" not in kinds)
+        or ((nouls or plain_nouls) and "noul" not in kinds)
+    ):
         return None
     return prompts, choices, scores, nouls
-
-
-_DICT_ONLY, _LIST_ONLY = frozenset({dict}), frozenset({list})
 
 
 def _sum_sizes(sizes: list[TextSize]) -> TextSize:
