@@ -12,135 +12,15 @@ from hypothesis import strategies as st
 import decisions_input as di
 from decisions_input import checks, question_checks
 from decisions_input.limits import GEMINI, PARALLEL
-
-# Characters that stress option-ID rules: spaces of several kinds, controls, format
-# characters, case pairs, combining marks, astral characters, private use.
-TRICKY = st.sampled_from(
-    list("aAbB _-.")
-    + [
-        "\t",
-        "\n",
-        "\x7f",
-        "\x85",
-        "\xa0",
-        "\u2003",
-        "\u200b",
-        "\ufeff",
-        "\u0301",
-        "\u00e9",
-        "E",
-        "\u00c9",
-        "\U0001f600",
-        "\ue000",
-        "\u3000",
-        "\x00",
-        "\ud800",
-    ]
-)
-tricky_text = st.text(TRICKY, max_size=6)
-# ASCII only, so the ASCII shortcuts meet every case too.
-ascii_tricky_text = st.text(st.sampled_from(list("aAbBzZ _-.\t\x00\x7f")), max_size=6)
-# Option IDs where one differs from another by case (or by composition) only.
-look_alike_options = st.lists(
-    st.text("aAbBéÉ_", min_size=1, max_size=4), min_size=1, max_size=4, unique=True
-).map(lambda words: dict.fromkeys([*words, words[0].swapcase()], ""))
-
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-question_values = st.fixed_dictionaries(
-    {
-        "type": st.sampled_from(["noul", "choice", "score", "bool"]),
-        "instructions": st.one_of(
-            st.text(TRICKY, max_size=4), st.just({"type": "text", "text": "x"}), json_values
-        ),
-    },
-    optional={
-        "criteria": st.one_of(
-            st.dictionaries(tricky_text, st.one_of(st.text(max_size=3), st.integers()), max_size=5),
-            st.lists(st.one_of(tricky_text, st.integers()), max_size=5),
-            json_values,
-        ),
-        "extra": json_values,
-    },
-)
-
-# Questions of the right shape with tricky content, so the fast path is taken often and
-# every one of its tests decides.
-_tricky_levels = st.lists(st.one_of(tricky_text, st.just("")), min_size=1, max_size=14)
-nearly_clean_questions = st.one_of(
-    st.fixed_dictionaries({"type": st.just("noul"), "instructions": tricky_text}),
-    st.fixed_dictionaries(
-        {
-            "type": st.just("noul"),
-            "instructions": tricky_text,
-            "criteria": st.dictionaries(
-                st.sampled_from(["true_description", "false_description", "x"]), tricky_text
-            ),
-        }
-    ),
-    st.fixed_dictionaries(
-        {
-            "type": st.just("choice"),
-            "instructions": tricky_text,
-            "criteria": st.dictionaries(tricky_text, tricky_text, max_size=5),
-        }
-    ),
-    st.fixed_dictionaries(
-        {"type": st.just("score"), "instructions": tricky_text, "criteria": _tricky_levels}
-    ),
-)
-
-# Input blocks of every type, known or not (any JSON value), with media members mixed in.
-input_blocks = st.fixed_dictionaries(
-    {"type": st.sampled_from(["text", "image", "audio", "video", "document"]) | json_values},
-    optional={
-        "text": tricky_text | json_values,
-        "mime_type": st.sampled_from(["image/png", "audio/wav", "application/pdf"]) | json_values,
-        "data": st.sampled_from(["", "QUJD", "iVBORw0KGgo=", "UklGRg=="]) | json_values,
-        "uri": st.sampled_from(["https://example.com/a.png", "gs://b/a.wav"]) | json_values,
-        "resolution": json_values,
-    },
-)
-
-request_like = st.fixed_dictionaries(
-    {},
-    optional={
-        "model": st.one_of(st.just("gemini-decision-1"), json_values),
-        "input": st.one_of(
-            st.text(TRICKY, max_size=5),
-            st.lists(
-                st.one_of(
-                    st.fixed_dictionaries({"type": st.just("text"), "text": tricky_text}),
-                    input_blocks,
-                    json_values,
-                ),
-                max_size=3,
-            ),
-            input_blocks,
-            json_values,
-        ),
-        "questions": st.one_of(
-            st.dictionaries(tricky_text, question_values | nearly_clean_questions, max_size=4),
-            json_values,
-        ),
-        "state": json_values,
-        "mode": json_values,
-        "include_excerpts": json_values,
-        "stream": json_values,
-    },
+from tests.strategies import (
+    any_json,
+    ascii_tricky_text,
+    look_alike_options,
+    nearly_clean_questions,
+    question_values,
+    request_like,
+    tricky_levels,
+    tricky_text,
 )
 
 
@@ -152,7 +32,7 @@ def resolve(body: Any, path: tuple[str | int, ...]) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    body=st.one_of(json_values.filter(lambda v: not isinstance(v, str)), request_like),
+    body=st.one_of(any_json.filter(lambda v: not isinstance(v, str)), request_like),
     target=st.sampled_from(["gemini", "parallel"]),
 )
 def test_any_json_gives_problems_never_foreign_errors(body: Any, target: str) -> None:
@@ -232,7 +112,7 @@ def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None
 
 
 @settings(max_examples=400, deadline=None)
-@given(levels=_tricky_levels)
+@given(levels=tricky_levels)
 def test_levels_fast_path_never_hides_a_problem(levels: list[str]) -> None:
     if question_checks._clean_levels([levels], GEMINI) is not None:
         found = [p.code for p in checks.check_score_criteria(levels, (), GEMINI)]
@@ -297,7 +177,7 @@ def test_question_sizes_match_the_budget_screen(questions: dict[str, Any]) -> No
 @given(
     options=st.dictionaries(option_ids, st.text(max_size=10), min_size=2, max_size=8),
     levels=st.lists(st.text(min_size=1, max_size=10), min_size=2, max_size=10),
-    state=json_values,
+    state=any_json,
 )
 def test_canonical_emission_is_idempotent(
     options: dict[str, str], levels: list[str], state: Any
