@@ -22,19 +22,10 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from . import json_checks as _json
 from .budget import TextSize, check_budget
 from .errors import Path, Problem, Severity
-from .json_checks import (
-    article,
-    check_json_value,
-    check_text_member,
-    closed,
-    json_type,
-    names,
-    required,
-    surrogate_problem,
-    wrong_type,
-)
+from .json_checks import json_type
 from .limits import Limits
 from .media_checks import check_media_data, check_media_uri
 from .question_checks import (
@@ -74,6 +65,16 @@ Check = Callable[[Any, Path, Limits], Iterator[Problem]]
 
 _W = Severity.WARNING
 
+# The helpers shared with the other checks, under the names this module has used.
+_wrong_type, _names, _required, _closed = (
+    _json.wrong_type,
+    _json.names,
+    _json.required,
+    _json.closed,
+)
+_article, _surrogate_problem = _json.article, _json.surrogate_problem
+_check_json_value, _check_text_member = _json.check_json_value, _json.check_text_member
+
 
 # --- request -------------------------------------------------------------------------------
 
@@ -81,7 +82,7 @@ _W = Severity.WARNING
 def check_request(body: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     """Check a whole request body of the limits' target."""
     if type(body) is not dict:
-        yield wrong_type(body, path, "a JSON object")
+        yield _wrong_type(body, path, "a JSON object")
         return
     what = f"a {limits.TARGET} request"
     for name in limits.REQUIRED_MEMBERS:
@@ -99,7 +100,7 @@ def check_request(body: Any, path: Path, limits: Limits) -> Iterator[Problem]:
                 path + (key,),
                 "schema.unknown_member",
                 f"member {key!r} is not accepted; {what} takes only "
-                f"{names(limits.REQUEST_MEMBERS)}",
+                f"{_names(limits.REQUEST_MEMBERS)}",
             )
         else:
             yield from check(value, path + (key,), limits)
@@ -120,27 +121,29 @@ def _plainly_valid(key: str, value: Any, limits: Limits) -> bool:
 def check_model(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     """Check the model name against the table's model list."""
     if type(value) is not str:
-        yield wrong_type(value, path, "a model name string")
+        yield _wrong_type(value, path, "a model name string")
     elif value not in limits.MODELS:
         yield Problem(
             path,
             "model.unknown",
-            f"expected model {names(sorted(limits.MODELS))}, found {value!r}",
+            f"expected model {_names(sorted(limits.MODELS))}, found {value!r}",
         )
 
 
 def check_mode(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     """Check the execution mode."""
     if type(value) is not str:
-        yield wrong_type(value, path, "a mode string")
+        yield _wrong_type(value, path, "a mode string")
     elif value not in limits.MODES:
-        yield Problem(path, "mode.unknown", f"expected mode {names(limits.MODES)}, found {value!r}")
+        yield Problem(
+            path, "mode.unknown", f"expected mode {_names(limits.MODES)}, found {value!r}"
+        )
 
 
 def check_boolean(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     """Check for a real JSON boolean: no coercion of strings or numbers."""
     if type(value) is not bool:
-        yield wrong_type(value, path, "true or false")
+        yield _wrong_type(value, path, "true or false")
 
 
 def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -152,7 +155,7 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     Nesting counts from the document root, as in text: the body is level 1, so the state's
     own containers start at level 2, and ``json.too_deep`` names the first one past the bound.
     """
-    yield from check_json_value(value, path, limits.MAX_JSON_DEPTH)
+    yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
 
 
 # --- input ---------------------------------------------------------------------------------
@@ -169,7 +172,7 @@ def check_input(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
                 if value
                 else "expected non-empty input, found an empty string",
             )
-        elif (problem := surrogate_problem(value, path)) is not None:
+        elif (problem := _surrogate_problem(value, path)) is not None:
             yield problem
         return
     if type(value) is dict:
@@ -179,7 +182,7 @@ def check_input(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
             yield Problem(path, "input.empty", "expected non-blank text, found only whitespace")
         return
     if type(value) is not list:
-        yield wrong_type(value, path, "a string, a content block or an array of content blocks")
+        yield _wrong_type(value, path, "a string, a content block or an array of content blocks")
         return
     if not value:
         yield Problem(
@@ -234,7 +237,7 @@ def _runs_together(left: str, right: str) -> bool:
 def check_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     """Check one input content block and dispatch on its type."""
     if type(value) is not dict:
-        yield wrong_type(value, path, "a content block object")
+        yield _wrong_type(value, path, "a content block object")
         return
     kind = value.get("type")
     if kind is None:
@@ -244,7 +247,7 @@ def check_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
         yield Problem(
             path + ("type",),
             "input.block_type",
-            f"expected block type {names(limits.INPUT_BLOCK_TYPES)}, found {kind!r}",
+            f"expected block type {_names(limits.INPUT_BLOCK_TYPES)}, found {kind!r}",
         )
         return
     if kind == "text":
@@ -255,10 +258,10 @@ def check_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
 
 def check_text_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     """Check an input text block: exactly ``type`` and a non-empty ``text``."""
-    yield from required(value, path, ("text",), "a text block")
-    yield from closed(value, path, limits.TEXT_BLOCK_MEMBERS, "an input text block")
+    yield from _required(value, path, ("text",), "a text block")
+    yield from _closed(value, path, limits.TEXT_BLOCK_MEMBERS, "an input text block")
     if "text" in value:
-        yield from check_text_member(value["text"], path + ("text",))
+        yield from _check_text_member(value["text"], path + ("text",))
 
 
 def _check_inline_total(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -282,7 +285,7 @@ def check_media_block(value: Any, path: Path, limits: Limits) -> Iterator[Proble
     """Check the members of an image, audio, video or document block (no byte sniffing)."""
     kind = value["type"]
     allowed = limits.MEDIA_MEMBERS.get(kind, ())
-    yield from required(value, path, ("mime_type",), f"an {kind} block")
+    yield from _required(value, path, ("mime_type",), f"an {kind} block")
     for key in value:
         if key == "resolution" and key not in allowed:
             yield Problem(
@@ -295,8 +298,8 @@ def check_media_block(value: Any, path: Path, limits: Limits) -> Iterator[Proble
             yield Problem(
                 path + (key,),
                 "schema.unknown_member",
-                f"member {key!r} is not accepted in {article(kind)} block; expected only "
-                f"{names(allowed)}",
+                f"member {key!r} is not accepted in {_article(kind)} block; expected only "
+                f"{_names(allowed)}",
             )
     has_data, has_uri = "data" in value, "uri" in value
     if has_data == has_uri:
@@ -313,16 +316,16 @@ def check_media_block(value: Any, path: Path, limits: Limits) -> Iterator[Proble
         res = value["resolution"]
         choices = limits.RESOLUTIONS.get(kind, ())
         if type(res) is not str:
-            yield wrong_type(res, path + ("resolution",), "a resolution string")
+            yield _wrong_type(res, path + ("resolution",), "a resolution string")
         elif res not in choices:
             yield Problem(
                 path + ("resolution",),
                 "resolution.not_allowed",
-                f"expected resolution {names(choices)} for {article(kind)} block, found {res!r}",
+                f"expected resolution {_names(choices)} for {_article(kind)} block, found {res!r}",
             )
     for member in ("data", "uri"):
         if member in value and not isinstance(value[member], str):
-            yield wrong_type(value[member], path + (member,), "a string")
+            yield _wrong_type(value[member], path + (member,), "a string")
     if isinstance(value.get("data"), str):
         yield from CHECKS["media_data"](value, path, limits)
     if isinstance(value.get("uri"), str):
@@ -332,7 +335,7 @@ def check_media_block(value: Any, path: Path, limits: Limits) -> Iterator[Proble
 def _check_mime(mime: Any, path: Path, kind: str, limits: Limits) -> Iterator[Problem]:
     allowed = limits.MIME_TYPES.get(kind, ())
     if type(mime) is not str:
-        yield wrong_type(mime, path, "a MIME type string")
+        yield _wrong_type(mime, path, "a MIME type string")
     elif mime.lower() in limits.GENERIC_MIME_TYPES or mime.lower().startswith(
         "application/octet-stream"
     ):
@@ -345,7 +348,7 @@ def _check_mime(mime: Any, path: Path, kind: str, limits: Limits) -> Iterator[Pr
         yield Problem(
             path,
             "mime.not_allowed",
-            f"expected {', '.join(allowed)} for {article(kind)} block, found {mime!r}",
+            f"expected {', '.join(allowed)} for {_article(kind)} block, found {mime!r}",
         )
 
 
