@@ -584,7 +584,7 @@ def _media_rows(value: Any, limits: Limits, *, refused: bool = True) -> list[Blo
     rows = []
     for path, block in _input_items(value):
         kind = block.get("type")
-        if type(kind) is str and kind in _MEDIA_KINDS:
+        if type(kind) is str and kind in _MEDIA_KINDS:  # a type may be any JSON value
             measured = _block_measure(block, limits)
             if measured is not None and (refused or not measured.refused):
                 rows.append(_media_row(path, block, kind, measured, limits))

@@ -6,6 +6,11 @@ never raise: any shape of JSON value gives problems, never a foreign exception. 
 come out in document order: an object's own problems (missing members) first, then its
 members in the order the body holds them.
 
+This module holds the request, its input and its blocks, and the :data:`CHECKS` table; the
+question checks are in :mod:`~decisions_input.question_checks`, the checks of media bytes in
+:mod:`~decisions_input.media_checks`, and what they all use (JSON types, member lists, open
+JSON values) in :mod:`~decisions_input.json_checks`. The names are importable from here too.
+
 Valid input is the common case, so the hot checks (questions, option IDs) test whole
 collections with C-speed operations first and only walk item by item when something is
 wrong.
@@ -13,17 +18,28 @@ wrong.
 
 from __future__ import annotations
 
-import re
-import sys
 import unicodedata
-from collections.abc import Callable, Generator, Iterator, Mapping
-from functools import lru_cache
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .budget import TextSize, check_budget, screen_size
+from . import json_checks as _json
+from .budget import TextSize, check_budget
 from .errors import Path, Problem, Severity
+from .json_checks import json_type
 from .limits import Limits
 from .media_checks import check_media_data, check_media_uri
+from .question_checks import (
+    FORMAT_CHARS,
+    WHITE_SPACE,
+    check_annotation,
+    check_choice_criteria,
+    check_instructions,
+    check_noul_criteria,
+    check_option_id,
+    check_question,
+    check_questions,
+    check_score_criteria,
+)
 
 __all__ = [
     "CHECKS",
@@ -49,79 +65,15 @@ Check = Callable[[Any, Path, Limits], Iterator[Problem]]
 
 _W = Severity.WARNING
 
-# Unicode White_Space (PropList.txt). Python's str.isspace differs: it also takes U+001C..1F.
-WHITE_SPACE = frozenset(
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+# The helpers shared with the other checks, under the names this module has used.
+_wrong_type, _names, _required, _closed = (
+    _json.wrong_type,
+    _json.names,
+    _json.required,
+    _json.closed,
 )
-# General category Cf (invisible format characters), Unicode 15.1. A test checks that the
-# running interpreter's Unicode database holds no Cf character outside these ranges.
-FORMAT_CHARS = (
-    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
-)
-_NON_SPACE_WHITE = "".join(sorted(WHITE_SPACE - {" "} - set(map(chr, range(32)))))
-# Any character an option ID may not hold anywhere: controls (Cc), white space other than
-# the ASCII space, format characters, and surrogate code points.
-_BAD_ID_CHAR = re.compile(f"[\x00-\x1f\x7f-\x9f{_NON_SPACE_WHITE}{FORMAT_CHARS}\ud800-\udfff]")
-
-_JSON_TYPE_NAMES: Mapping[type, str] = {
-    dict: "object",
-    list: "array",
-    str: "string",
-    int: "integer",
-    float: "number",
-    bool: "boolean",
-    type(None): "null",
-}
-
-
-def json_type(value: object) -> str:
-    """Name the JSON type of a parsed value, for messages."""
-    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
-
-
-def _is(value: object, kind: str) -> bool:
-    if kind == "string":
-        return type(value) is str
-    if kind == "integer":
-        return type(value) is int or (type(value) is float and value.is_integer())
-    if kind == "object":
-        return type(value) is dict
-    if kind == "array":
-        return type(value) is list
-    if kind == "boolean":
-        return type(value) is bool
-    return kind == "number" and type(value) in (int, float)
-
-
-def _wrong_type(value: object, path: Path, expected: str) -> Problem:
-    return Problem(path, "schema.type", f"expected {expected}, found {json_type(value)}")
-
-
-def _names(items: object) -> str:
-    return ", ".join(repr(i) for i in items)  # type: ignore[attr-defined]
-
-
-def _closed(
-    obj: dict[str, Any], path: Path, allowed: tuple[str, ...], what: str
-) -> Iterator[Problem]:
-    for key in obj:
-        if key not in allowed:
-            yield Problem(
-                path + (key,),
-                "schema.unknown_member",
-                f"member {key!r} is not accepted in {what}; expected only {_names(allowed)}",
-            )
-
-
-def _required(
-    obj: dict[str, Any], path: Path, names: tuple[str, ...], what: str
-) -> Iterator[Problem]:
-    for name in names:
-        if name not in obj:
-            yield Problem(path, "schema.required", f"member {name!r} is required in {what}")
+_article, _surrogate_problem = _json.article, _json.surrogate_problem
+_check_json_value, _check_text_member = _json.check_json_value, _json.check_text_member
 
 
 # --- request -------------------------------------------------------------------------------
@@ -210,69 +162,10 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     A Python value may hold what JSON text cannot: NaN, numbers beyond a double, member
     names that are not strings, lone surrogates, a container that holds itself, or more
     nesting than the library's bound. The JSON text checks refuse these in text already.
+    Nesting counts from the document root, as in text: the body is level 1, so the state's
+    own containers start at level 2, and ``json.too_deep`` names the first one past the bound.
     """
     yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
-
-
-def _check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:
-    # Iterative walk: a state may nest deeper than the interpreter's recursion limit. The
-    # containers on the way down are kept, so a container that holds itself is caught.
-    stack: list[tuple[Any, Path, tuple[int, ...], Problem | None]] = [(value, path, (), None)]
-    while stack:
-        item, where, above, name_problem = stack.pop()
-        if name_problem is not None:
-            yield name_problem
-        kind = type(item)
-        if kind is str:
-            problem = _surrogate_problem(item, where)
-            if problem is not None:
-                yield problem
-        elif kind is float:
-            if item != item or item in (float("inf"), float("-inf")):
-                yield Problem(where, "json.non_finite", f"expected a finite number, found {item!r}")
-        elif kind is int:
-            if abs(item) > sys.float_info.max:
-                yield Problem(
-                    where, "json.number_range", "expected a number within a double's range"
-                )
-        elif kind is dict or kind is list:
-            if id(item) in above:
-                yield Problem(where, "json.too_deep", "the value holds itself; it has no JSON text")
-                continue
-            if len(above) >= max_depth:
-                yield Problem(
-                    where, "json.too_deep", f"expected at most {max_depth} levels of nesting"
-                )
-                continue
-            inner = above + (id(item),)
-            if kind is list:
-                stack.extend(
-                    (v, where + (i,), inner, None) for i, v in reversed(list(enumerate(item)))
-                )
-                continue
-            stack.extend(
-                (v, where + (k,), inner, _member_name_problem(k, where + (k,)))
-                for k, v in reversed(list(item.items()))
-            )
-        elif kind not in (bool, type(None)):
-            yield Problem(where, "schema.type", f"expected a JSON value, found {kind.__name__}")
-
-
-def _member_name_problem(key: Any, path: Path) -> Problem | None:
-    if type(key) is not str:
-        return _wrong_type(key, path, "a string member name")
-    return _surrogate_problem(key, path)
-
-
-def _surrogate_problem(text: str, path: Path) -> Problem | None:
-    """A ``json.lone_surrogate`` problem when the text cannot be written as UTF-8, else None."""
-    if text.isascii():
-        return None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return Problem(path, "json.lone_surrogate", "text holds a lone surrogate code point")
-    return None
 
 
 # --- input ---------------------------------------------------------------------------------
@@ -381,15 +274,6 @@ def check_text_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem
         yield from _check_text_member(value["text"], path + ("text",))
 
 
-def _check_text_member(text: Any, path: Path) -> Iterator[Problem]:
-    if type(text) is not str:
-        yield _wrong_type(text, path, "a string")
-    elif not text:
-        yield Problem(path, "text.empty", "expected non-empty text, found an empty string")
-    elif (problem := _surrogate_problem(text, path)) is not None:
-        yield problem
-
-
 def _check_inline_total(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     blocks = value if type(value) is list else [value]
     total = 0
@@ -458,10 +342,6 @@ def check_media_block(value: Any, path: Path, limits: Limits) -> Iterator[Proble
         yield from CHECKS["media_uri"](value, path, limits)
 
 
-def _article(word: str) -> str:
-    return ("an " if word[:1] in "aeiou" else "a ") + word
-
-
 def _check_mime(mime: Any, path: Path, kind: str, limits: Limits) -> Iterator[Problem]:
     allowed = limits.MIME_TYPES.get(kind, ())
     if type(mime) is not str:
@@ -480,590 +360,6 @@ def _check_mime(mime: Any, path: Path, kind: str, limits: Limits) -> Iterator[Pr
             "mime.not_allowed",
             f"expected {', '.join(allowed)} for {_article(kind)} block, found {mime!r}",
         )
-
-
-# --- questions -----------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=8)
-def _key_regex(chars: str) -> re.Pattern[str]:
-    return re.compile(f"[{chars}]+")
-
-
-def check_questions(
-    value: Any, path: Path, limits: Limits
-) -> Generator[Problem, None, TextSize | None]:
-    """Check the question map: count, keys, and each question.
-
-    Returns (through ``yield from``) the text size of all questions when every one of them
-    took the clean shortcut, for the budget rule; None otherwise.
-    """
-    if type(value) is not dict:
-        yield _wrong_type(value, path, "an object mapping question keys to questions")
-        return None
-    count = len(value)
-    if not limits.MIN_QUESTIONS <= count <= limits.MAX_QUESTIONS:
-        yield Problem(
-            path,
-            "questions.count",
-            f"expected {limits.MIN_QUESTIONS} to {limits.MAX_QUESTIONS} questions, found {count}",
-        )
-    key_ok = _key_regex(limits.QUESTION_KEY_CHARS).fullmatch
-    longest = limits.MAX_QUESTION_KEY_CHARS
-    clean = _question_is_clean
-    measure = _measure_clean_question
-    if _keys_are_clean(value, limits):
-        chars = extra = strings = 0
-        all_clean = True
-        for key, question in value.items():
-            try:
-                size = measure(question, limits)
-            except UnicodeEncodeError:  # a lone surrogate: the exact checks report it
-                size = None
-            if size is None:
-                yield from check_question(question, path + (key,), limits)
-                size = screen_size(question)
-                all_clean = all_clean and size is not None
-            if all_clean and size is not None:
-                chars += size[0]
-                extra += size[1]
-                strings += size[2]
-        return (chars, extra, strings) if all_clean else None
-    for key, question in value.items():
-        where = path + (key,)
-        if type(key) is not str:
-            yield _wrong_type(key, where, "a string question key")
-        elif key_ok(key) is None:
-            yield from _check_key(key, where, limits)
-        elif longest is not None and len(key) > longest:
-            yield Problem(
-                where,
-                "question.key_length",
-                f"expected a key of {limits.MIN_QUESTION_KEY_CHARS} to {longest} characters, "
-                f"found {len(key)}",
-            )
-        if not clean(question, limits):
-            yield from check_question(question, where, limits)
-    return None
-
-
-def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
-    """Return True when every question key is valid, checked on all keys at once."""
-    try:
-        joined = "".join(questions)
-    except TypeError:
-        return False
-    if not joined:
-        return not questions
-    if _key_regex(limits.QUESTION_KEY_CHARS).fullmatch(joined) is None:
-        return False
-    shortest, longest = limits.MIN_QUESTION_KEY_CHARS, limits.MAX_QUESTION_KEY_CHARS
-    if "" in questions or (shortest > 1 and min(map(len, questions)) < shortest):
-        return False
-    return longest is None or max(map(len, questions)) <= longest
-
-
-def _check_key(key: str, path: Path, limits: Limits) -> Iterator[Problem]:
-    if len(key) < limits.MIN_QUESTION_KEY_CHARS:
-        yield Problem(path, "question.key_length", "expected a non-empty question key")
-        return
-    bad = next(c for c in key if not _key_regex(limits.QUESTION_KEY_CHARS).fullmatch(c))
-    yield Problem(
-        path,
-        "question.key_pattern",
-        f"expected only the characters [{limits.QUESTION_KEY_CHARS}] in a question key, "
-        f"found {bad!r}",
-    )
-    longest = limits.MAX_QUESTION_KEY_CHARS
-    if longest is not None and len(key) > longest:
-        yield Problem(
-            path,
-            "question.key_length",
-            f"expected a key of {limits.MIN_QUESTION_KEY_CHARS} to {longest} characters, "
-            f"found {len(key)}",
-        )
-
-
-def _extra_bytes(text: str) -> int:
-    """UTF-8 bytes beyond one per character (0 for ASCII, answered in constant time).
-
-    Raises ``UnicodeEncodeError`` for a lone surrogate, which the shortcuts turn into "not
-    clean", so that the exact checks report it.
-    """
-    return 0 if text.isascii() else len(text.encode("utf-8")) - len(text)
-
-
-def _question_is_clean(question: Any, limits: Limits) -> TextSize | None:
-    try:
-        return _measure_clean_question(question, limits)
-    except UnicodeEncodeError:  # a lone surrogate somewhere: the exact checks report it
-        return None
-
-
-def _measure_clean_question(question: Any, limits: Limits) -> TextSize | None:
-    """Return the question's text size only when it gives no problem at all, else None.
-
-    A shortcut for the common case; anything unusual returns None and goes through
-    :func:`check_question`, which is exact. A test holds the two to that contract. The
-    text size (instructions and every criteria string) costs nothing extra here and lets
-    the budget rule skip its own pass over the questions.
-    """
-    if type(question) is not dict:
-        return None
-    instructions = question.get("instructions")
-    if type(instructions) is not str or not instructions or instructions.isspace():
-        return None
-    kind = question.get("type")
-    if kind not in limits.QUESTION_TYPES:
-        return None
-    size = len(question)
-    if size == 2:
-        if kind != "noul":
-            return None
-        return (len(instructions), 0 if instructions.isascii() else _extra_bytes(instructions), 1)
-    criteria = question.get("criteria")
-    if size != 3 or criteria is None:
-        return None
-    if kind == "choice":
-        found = _choice_is_clean(criteria, limits) if type(criteria) is dict else None
-    elif kind == "score":
-        found = _levels_are_clean(criteria, limits) if type(criteria) is list else None
-    elif (
-        type(criteria) is dict
-        and all(type(v) is str for v in criteria.values())
-        and all(k in limits.NOUL_CRITERIA_MEMBERS for k in criteria)
-    ):
-        names, values = "".join(criteria), "".join(criteria.values())
-        found = (
-            len(names) + len(values),
-            _extra_bytes(names) + _extra_bytes(values),
-            2 * len(criteria),
-        )
-    else:
-        found = None
-    if found is None:
-        return None
-    return (
-        found[0] + len(instructions),
-        found[1] + (0 if instructions.isascii() else _extra_bytes(instructions)),
-        found[2] + 1,
-    )
-
-
-def _levels_are_clean(levels: list[Any], limits: Limits) -> TextSize | None:
-    if (
-        not limits.MIN_LEVELS
-        <= len(levels)
-        <= min(limits.MAX_LEVELS, limits.RECOMMENDED_MAX_LEVELS)
-    ):
-        return None
-    try:
-        joined = "".join(levels)
-    except TypeError:
-        return None
-    if "" in levels or len(set(levels)) != len(levels):
-        return None
-    return (len(joined), _extra_bytes(joined), len(levels))
-
-
-def check_question(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check one question: its type, instructions and the criteria of its type."""
-    if type(value) is not dict:
-        yield _wrong_type(value, path, "a question object")
-        return
-    kind = value.get("type")
-    known = kind in limits.QUESTION_TYPES
-    needed = ("type", "instructions") + (("criteria",) if kind in ("choice", "score") else ())
-    if "type" not in value or "instructions" not in value or (known and kind != "noul"):
-        yield from _required(value, path, needed, f"a {kind} question" if known else "a question")
-    for key, member in value.items():
-        where = path + (key,)
-        if key == "type":
-            if not known:
-                yield Problem(
-                    where,
-                    "question.type",
-                    f"expected type {_names(limits.QUESTION_TYPES)}, found "
-                    + (repr(kind) if type(kind) is str else json_type(kind)),
-                )
-        elif key == "instructions":
-            yield from check_instructions(member, where, limits)
-        elif key == "criteria":
-            if known:
-                yield from CHECKS[f"{kind}_criteria"](member, where, limits)
-        else:
-            yield Problem(
-                where,
-                "schema.unknown_member",
-                f"member {key!r} is not accepted in a question; expected only "
-                f"{_names(limits.QUESTION_MEMBERS)}",
-            )
-
-
-def check_instructions(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check instructions: a non-empty string, one text block, or an array of text blocks."""
-    if type(value) is str:
-        if not value:
-            yield Problem(path, "instructions.empty", "expected non-empty instructions")
-        elif not value.strip():
-            yield Problem(path, "instructions.blank", "instructions are only whitespace", _W)
-        elif (problem := _surrogate_problem(value, path)) is not None:
-            yield problem
-        return
-    form = "block" if type(value) is dict else "blocks" if type(value) is list else None
-    if form is None:
-        yield _wrong_type(value, path, "a string, a text block or an array of text blocks")
-        return
-    if form not in limits.INSTRUCTION_FORMS:
-        yield Problem(
-            path,
-            "instructions.form",
-            f"expected instructions as {_forms(limits.INSTRUCTION_FORMS)} for the "
-            f"{limits.TARGET} target, found {'a text block' if form == 'block' else 'an array'}",
-        )
-        return
-    blocks = [value] if form == "block" else value
-    if not blocks:
-        yield Problem(path, "instructions.empty", "expected at least one text block, found none")
-        return
-    for index, block in enumerate(blocks):
-        yield from check_instruction_block(
-            block, path if form == "block" else path + (index,), limits
-        )
-
-
-def _forms(forms: frozenset[str]) -> str:
-    words = {"string": "a string", "block": "one text block", "blocks": "an array of text blocks"}
-    return " or ".join(words[f] for f in ("string", "block", "blocks") if f in forms)
-
-
-def check_instruction_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check an instruction text block, with its optional annotations."""
-    if type(value) is not dict:
-        yield _wrong_type(value, path, "a text block object")
-        return
-    yield from _required(value, path, ("type", "text"), "an instruction text block")
-    for key, member in value.items():
-        where = path + (key,)
-        if key not in limits.INSTRUCTION_BLOCK_MEMBERS:
-            yield Problem(
-                where,
-                "schema.unknown_member",
-                f"member {key!r} is not accepted in an instruction text block; expected only "
-                f"{_names(limits.INSTRUCTION_BLOCK_MEMBERS)}",
-            )
-        elif key == "type":
-            if member != "text":
-                yield Problem(where, "schema.const", f"expected type 'text', found {member!r}")
-        elif key == "text":
-            yield from _check_text_member(member, where)
-        elif key == "annotations":
-            if type(member) is not list:
-                yield _wrong_type(member, where, "an array of annotations")
-            else:
-                for index, item in enumerate(member):
-                    yield from check_annotation(item, where + (index,), limits)
-
-
-def check_annotation(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check one instruction annotation against the members of its type."""
-    if type(value) is not dict:
-        yield _wrong_type(value, path, "an annotation object")
-        return
-    kind = value.get("type")
-    members = limits.ANNOTATION_MEMBERS.get(kind) if type(kind) is str else None
-    if members is None:
-        if "type" not in value:
-            yield Problem(path, "schema.required", "member 'type' is required in an annotation")
-        else:
-            yield Problem(
-                path + ("type",),
-                "annotation.type",
-                f"expected annotation type {_names(limits.ANNOTATION_MEMBERS)}, found {kind!r}",
-            )
-        return
-    yield from _check_typed_members(
-        value, path, members, f"a {kind} annotation", limits.MAX_JSON_DEPTH
-    )
-    snippets = value.get("review_snippets")
-    if type(snippets) is list:
-        for index, item in enumerate(snippets):
-            where = path + ("review_snippets", index)
-            if type(item) is not dict:
-                yield _wrong_type(item, where, "a review snippet object")
-            else:
-                yield from _check_typed_members(
-                    item, where, limits.REVIEW_SNIPPET_MEMBERS, "a review snippet"
-                )
-
-
-def _check_typed_members(
-    obj: dict[str, Any],
-    path: Path,
-    members: Mapping[str, str],
-    what: str,
-    max_depth: int = 0,
-) -> Iterator[Problem]:
-    """Check members against their JSON types; an open ``object`` member (user metadata)
-    holds any JSON value, walked to ``max_depth`` for what no JSON text can hold."""
-    for key, member in obj.items():
-        kind = members.get(key)
-        if kind is None:
-            yield Problem(
-                path + (key,),
-                "schema.unknown_member",
-                f"member {key!r} is not accepted in {what}; expected only {_names(members)}",
-            )
-        elif not _is(member, kind):
-            yield _wrong_type(
-                member, path + (key,), _article(kind) if kind != "array" else "an array"
-            )
-        elif kind == "string" and (problem := _surrogate_problem(member, path + (key,))):
-            yield problem
-        elif kind == "object":
-            yield from _check_json_value(member, path + (key,), max_depth)
-
-
-def check_noul_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check noul criteria: an object with optional string descriptions."""
-    if type(value) is not dict:
-        yield _wrong_type(value, path, "an object with 'true_description' and 'false_description'")
-        return
-    yield from _check_typed_members(
-        value, path, dict.fromkeys(limits.NOUL_CRITERIA_MEMBERS, "string"), "noul criteria"
-    )
-
-
-def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check choice criteria: the option count, every option ID, string descriptions."""
-    if type(value) is not dict:
-        yield _wrong_type(value, path, "an object mapping option IDs to descriptions")
-        return
-    count = len(value)
-    if not limits.MIN_OPTIONS <= count <= limits.MAX_OPTIONS:
-        yield Problem(
-            path,
-            "option.count",
-            f"expected {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS} options, found {count}",
-        )
-    try:
-        if _choice_is_clean(value, limits):
-            return
-    except UnicodeEncodeError:
-        pass
-    if set(map(type, value)) - {str}:
-        for key in value:
-            if type(key) is not str:
-                yield _wrong_type(key, path + (key,), "a string option ID")
-        return
-    lowered = [k.lower() for k in value]
-    folded = lowered if "".join(value).isascii() else [_fold(k) for k in value]
-    first_of: dict[str, str] = {}
-    for (option_id, description), low, fold in zip(value.items(), lowered, folded, strict=True):
-        where = path + (option_id,)
-        yield from check_option_id(option_id, where, limits)
-        if type(description) is not str:
-            yield _wrong_type(description, where, "a description string (it may be empty)")
-        elif (problem := _surrogate_problem(description, where)) is not None:
-            yield problem
-        if low in limits.CATCH_ALL_OPTION_IDS:
-            yield Problem(
-                where,
-                "option.catch_all",
-                f"{option_id!r} refers to the position of other options, but option IDs "
-                "are sorted before scoring; use a position-independent ID such as 'other'",
-                _W,
-            )
-        first = first_of.setdefault(fold, option_id)
-        if first != option_id:
-            yield Problem(
-                where,
-                "option.similar",
-                f"option ID {option_id!a} equals {first!a} after NFC normalisation and case "
-                "folding; the two are easy to confuse",
-                _W,
-            )
-
-
-# ASCII bytes an option ID may not hold (controls), and the upper-case letters.
-_ASCII_BAD = bytes(range(0x20)) + b"\x7f"
-_ASCII_BAD_OR_UPPER = _ASCII_BAD + bytes(range(0x41, 0x5B))
-
-
-def _choice_is_clean(options: dict[str, Any], limits: Limits) -> TextSize | None:
-    """Return the options' text size only when they give no problem at all, else None.
-
-    Decided with a handful of C-speed passes over all IDs at once; a False answer only
-    sends the options to the exact item-by-item checks, so the shortcuts here may be
-    over-cautious, never lenient. ``str.isprintable`` is False for every character an ID
-    may not hold (controls, format characters, white space other than the ASCII space,
-    surrogates) and for a few more (private use, unassigned).
-    """
-    count = len(options)
-    if not limits.MIN_OPTIONS <= count <= limits.MAX_OPTIONS or "" in options:
-        return None
-    try:
-        # NUL-separated: no ID may hold a NUL, so an ID's edges sit next to the separators.
-        joined = "\x00".join(options)
-        described = "".join(options.values())
-    except TypeError:  # an ID or a description that is not a string
-        return None
-    chars = len(joined) - count + 1
-    # The total length bounds every ID's length; only look closer when it is over a limit.
-    longest = chars if chars <= limits.MAX_OPTION_ID_CHARS else max(map(len, options))
-    if longest > limits.MAX_OPTION_ID_CHARS:
-        return None
-    if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, options)) < limits.MIN_OPTION_ID_CHARS:
-        return None
-    if (
-        longest * 4 > limits.MAX_OPTION_ID_BYTES
-        and max(len(k.encode("utf-8", "surrogatepass")) for k in options)
-        > limits.MAX_OPTION_ID_BYTES
-    ):
-        return None
-    lowered: Any = options
-    if joined.isascii():
-        raw = joined.encode("ascii")
-        # The separators are deleted too; an ID holding a NUL of its own makes one more.
-        if len(raw.translate(None, _ASCII_BAD_OR_UPPER)) != chars:
-            if len(raw.translate(None, _ASCII_BAD)) != chars:
-                return None
-            lowered = list(map(str.lower, options))
-            if len(set(lowered)) != count:
-                return None
-    else:
-        if joined.count("\x00") != count - 1 or not joined.replace("\x00", "").isprintable():
-            return None
-        lowered = list(map(str.lower, options))
-        if len(set(map(_fold, options))) != count:
-            return None
-    # The only white space left is the ASCII space. With few options, look for it next to
-    # a separator; with many, strip each ID (substring search slows on long texts).
-    if count <= 16:
-        if joined[0] == " " or joined[-1] == " " or " \x00" in joined or "\x00 " in joined:
-            return None
-    elif sum(map(len, map(str.strip, options))) != chars:
-        return None
-    if not limits.CATCH_ALL_OPTION_IDS.isdisjoint(lowered):
-        return None
-    extra = 0 if joined.isascii() else _extra_bytes(joined)
-    return (
-        chars + len(described),
-        extra + (0 if described.isascii() else _extra_bytes(described)),
-        2 * count,
-    )
-
-
-def check_option_id(option_id: str, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check one option ID: length in code points and bytes, white space, invisible characters."""
-    size = len(option_id)
-    if not limits.MIN_OPTION_ID_CHARS <= size <= limits.MAX_OPTION_ID_CHARS:
-        yield Problem(
-            path,
-            "option.id_length",
-            "expected a non-empty option ID"
-            if size == 0
-            else f"expected an option ID of {limits.MIN_OPTION_ID_CHARS} to "
-            f"{limits.MAX_OPTION_ID_CHARS} characters, found {size}",
-        )
-    encoded = len(option_id.encode("utf-8", "surrogatepass"))
-    if encoded > limits.MAX_OPTION_ID_BYTES:
-        yield Problem(
-            path,
-            "option.id_bytes",
-            f"expected an option ID of at most {limits.MAX_OPTION_ID_BYTES} UTF-8 bytes, "
-            f"found {encoded}",
-        )
-    if not size:
-        return
-    for end, char in (("starts", option_id[0]), ("ends", option_id[-1])):
-        if char in WHITE_SPACE:
-            yield Problem(
-                path, "option.whitespace", f"option ID {end} with white space {_char(char)}"
-            )
-    inner = option_id[1:-1]
-    for char in dict.fromkeys(_BAD_ID_CHAR.findall(option_id)):
-        at_edge = char in WHITE_SPACE and char not in inner
-        if at_edge:
-            continue
-        yield _bad_char_problem(char, path)
-
-
-def _bad_char_problem(char: str, path: Path) -> Problem:
-    point = ord(char)
-    if 0xD800 <= point <= 0xDFFF:
-        return Problem(
-            path, "json.lone_surrogate", f"option ID holds a lone surrogate {_char(char)}"
-        )
-    if point < 0x20 or 0x7F <= point <= 0x9F:
-        return Problem(
-            path, "option.control", f"option ID holds the control character {_char(char)}"
-        )
-    if char in WHITE_SPACE:
-        return Problem(
-            path,
-            "option.interior_whitespace",
-            f"expected only the ASCII space inside an option ID, found {_char(char)}",
-        )
-    return Problem(
-        path, "option.format_char", f"option ID holds the invisible format character {_char(char)}"
-    )
-
-
-def _char(char: str) -> str:
-    name = unicodedata.name(char, "")
-    return f"U+{ord(char):04X}" + (f" {name}" if name else "")
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFC", text).casefold()
-
-
-def check_score_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
-    """Check score criteria: the level count, non-empty level strings, repeats."""
-    if type(value) is not list:
-        yield _wrong_type(value, path, "an array of level descriptions")
-        return
-    count = len(value)
-    if not limits.MIN_LEVELS <= count <= limits.MAX_LEVELS:
-        yield Problem(
-            path,
-            "level.count",
-            f"expected {limits.MIN_LEVELS} to {limits.MAX_LEVELS} levels, found {count}",
-        )
-    elif count > limits.RECOMMENDED_MAX_LEVELS:
-        yield Problem(
-            path,
-            "level.many",
-            f"{count} levels; {limits.MIN_LEVELS} to {limits.RECOMMENDED_MAX_LEVELS} are "
-            "recommended, since the score averages level indices",
-            _W,
-        )
-    try:
-        plain = "".join(value).isascii()  # all strings, and no surrogate can hide in them
-    except TypeError:
-        plain = False
-    if not plain or "" in value:
-        for index, level in enumerate(value):
-            if type(level) is not str:
-                yield _wrong_type(level, path + (index,), "a level description string")
-            elif not level:
-                yield Problem(
-                    path + (index,), "level.empty", "expected a non-empty level description"
-                )
-            elif (problem := _surrogate_problem(level, path + (index,))) is not None:
-                yield problem
-    hashable = [v for v in value if type(v) is str]
-    if len(set(hashable)) != len(hashable):
-        first: dict[str, int] = {}
-        for index, level in enumerate(value):
-            if type(level) is str and level and first.setdefault(level, index) != index:
-                yield Problem(
-                    path + (index,),
-                    "level.duplicate",
-                    f"level {index} repeats level {first[level]}: {level[:40]!r}",
-                    _W,
-                )
 
 
 CHECKS: Mapping[str, Check] = {

@@ -547,7 +547,9 @@ GEMINI = Limits(
     # frame count in the header) may be off where the bit rate varies; the estimate takes
     # it as from a third of that to three times it.
     ESTIMATED_DURATION_SPREAD=3.0,
-    MAX_JSON_DEPTH=128,  # library bound on nesting of JSON text; seeds are silent
+    # Library bound on nesting, counted from the document root (the body is level 1), the
+    # same for JSON text and mappings; seeds are silent.
+    MAX_JSON_DEPTH=128,
     SNIFF_BYTES=65_536,  # library bound: bytes read from the head of a file to sniff it
     # Library bound: bytes of junk an MPEG audio or ADTS stream may have before its first
     # frame (after ID3 tags and zero padding), as stream recordings and some taggers leave
@@ -857,7 +859,9 @@ _RULE_LIST: tuple[Rule, ...] = (
     Rule("json.lone_surrogate", "A \\u escape names half of a surrogate pair."),
     Rule("json.number_range", "A number is beyond the range of a double."),
     Rule(
-        "json.too_deep", "Nesting is deeper than the library's bound.", limits=("MAX_JSON_DEPTH",)
+        "json.too_deep",
+        "Nesting, counted from the document root, is deeper than the library's bound.",
+        limits=("MAX_JSON_DEPTH",),
     ),
     Rule("json.trailing_data", "Something follows the JSON value."),
     # Structure

@@ -80,25 +80,55 @@ def iter_problems(
     """
     table = _limits(target, limits)
     problems = check_request(body, (), table) if type(body) is dict else _iter(body, table)
-    return _apply_policy(_guarded(problems), strict)
+    return _apply_policy(_guarded(problems, body), strict)
 
 
-def _guarded(problems: Iterator[Problem]) -> Iterator[Problem]:
-    """Turn an exception raised by a hostile Python object into a last problem.
+def _guarded(problems: Iterator[Problem], body: Any) -> Iterator[Problem]:
+    """Turn an exception into a last problem, so that the problems before it are kept.
 
-    JSON values never raise here; a mapping, a string subclass or a model whose own methods
-    raise do. The body cannot be read as JSON, which is what the final problem says.
+    A body of JSON values never makes the checks raise: if it does, that is a defect of
+    the library, reported as ``internal.error`` (tests and fuzzing assert that it never
+    appears). A body holding other Python objects (a mapping, a string subclass, a model's
+    output) may raise from their own methods: the body cannot be read as JSON.
     """
     try:
         yield from problems
     except DecisionsInputError:
         raise
-    except Exception as exc:  # the caller's object raised while being read
-        yield Problem(
-            (),
-            "schema.type",
-            f"the body could not be read as JSON: {type(exc).__name__}: {exc}"[:300],
-        )
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"[:200]
+        foreign = _foreign_type(body)
+        if foreign is not None:
+            message = f"the body could not be read as JSON: a {foreign} in it raised {reason}"
+            yield Problem((), "schema.type", message)
+        else:
+            message = f"internal error: the library failed on this body ({reason})"
+            yield Problem((), "internal.error", message + "; this is a defect of the library")
+
+
+_JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def _foreign_type(body: Any) -> str | None:
+    """Name the first type in ``body`` that is not a JSON type, or None when there is none.
+
+    JSON text counts as JSON (its value is). Nothing of the caller's is called: containers
+    are entered only when they are exactly ``dict`` or ``list``.
+    """
+    if isinstance(body, (str, bytes, bytearray, memoryview)):
+        return None
+    stack, seen = [body], set()
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if id(item) not in seen:
+                seen.add(id(item))
+                stack.extend(item.values() if kind is dict else item)
+                stack.extend(item if kind is dict else ())  # member names
+        elif kind not in _JSON_LEAVES:
+            return kind.__name__
+    return None
 
 
 def _iter(body: Any, table: Limits) -> Iterator[Problem]:

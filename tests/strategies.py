@@ -902,3 +902,149 @@ spec_like = st.fixed_dictionaries(
         "questions": st.one_of(_questions, _member_values),
     },
 )
+
+
+# Clean and hazardous texts together, compact and indented, ASCII-escaped or not: what the
+# fast path and the strict reader must agree on.
+json_texts_any = st.one_of(
+    json_texts_with_hazards,
+    json_like_text,
+    st.builds(json.dumps, json_values),
+    st.builds(lambda v: json.dumps(v, indent=1, ensure_ascii=False), json_values),
+)
+
+
+# --- request bodies (validate) -------------------------------------------------------------
+# Bodies shaped like requests, every member plausible or any JSON value, with characters that
+# stress the rules; questions of the right shape with tricky content, so that the fast path
+# of the question checks is taken often and each of its tests decides.
+
+# Characters that stress option-ID rules: spaces of several kinds, controls, format
+# characters, case pairs, combining marks, astral characters, private use.
+TRICKY = st.sampled_from(
+    list("aAbB _-.")
+    + [
+        "\t",
+        "\n",
+        "\x7f",
+        "\x85",
+        "\xa0",
+        "\u2003",
+        "\u200b",
+        "\ufeff",
+        "\u0301",
+        "\u00e9",
+        "E",
+        "\u00c9",
+        "\U0001f600",
+        "\ue000",
+        "\u3000",
+        "\x00",
+        "\ud800",
+    ]
+)
+tricky_text = st.text(TRICKY, max_size=6)
+# ASCII only, so the ASCII shortcuts meet every case too.
+ascii_tricky_text = st.text(st.sampled_from(list("aAbBzZ _-.\t\x00\x7f")), max_size=6)
+# Option IDs where one differs from another by case (or by composition) only.
+look_alike_options = st.lists(
+    st.text("aAbBéÉ_", min_size=1, max_size=4), min_size=1, max_size=4, unique=True
+).map(lambda words: dict.fromkeys([*words, words[0].swapcase()], ""))
+
+any_json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+any_json = st.recursive(
+    any_json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+question_values = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["noul", "choice", "score", "bool"]),
+        "instructions": st.one_of(
+            st.text(TRICKY, max_size=4), st.just({"type": "text", "text": "x"}), any_json
+        ),
+    },
+    optional={
+        "criteria": st.one_of(
+            st.dictionaries(tricky_text, st.one_of(st.text(max_size=3), st.integers()), max_size=5),
+            st.lists(st.one_of(tricky_text, st.integers()), max_size=5),
+            any_json,
+        ),
+        "extra": any_json,
+    },
+)
+
+# Questions of the right shape with tricky content, so the fast path is taken often and
+# every one of its tests decides.
+tricky_levels = st.lists(st.one_of(tricky_text, st.just("")), min_size=1, max_size=14)
+nearly_clean_questions = st.one_of(
+    st.fixed_dictionaries({"type": st.just("noul"), "instructions": tricky_text}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("noul"),
+            "instructions": tricky_text,
+            "criteria": st.dictionaries(
+                st.sampled_from(["true_description", "false_description", "x"]), tricky_text
+            ),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("choice"),
+            "instructions": tricky_text,
+            "criteria": st.dictionaries(tricky_text, tricky_text, max_size=5),
+        }
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("score"), "instructions": tricky_text, "criteria": tricky_levels}
+    ),
+)
+
+# Input blocks of every type, known or not (any JSON value), with media members mixed in.
+input_blocks = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "image", "audio", "video", "document"]) | any_json},
+    optional={
+        "text": tricky_text | any_json,
+        "mime_type": st.sampled_from(["image/png", "audio/wav", "application/pdf"]) | any_json,
+        "data": st.sampled_from(["", "QUJD", "iVBORw0KGgo=", "UklGRg=="]) | any_json,
+        "uri": st.sampled_from(["https://example.com/a.png", "gs://b/a.wav"]) | any_json,
+        "resolution": any_json,
+    },
+)
+
+request_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.one_of(st.just("gemini-decision-1"), any_json),
+        "input": st.one_of(
+            st.text(TRICKY, max_size=5),
+            st.lists(
+                st.one_of(
+                    st.fixed_dictionaries({"type": st.just("text"), "text": tricky_text}),
+                    input_blocks,
+                    any_json,
+                ),
+                max_size=3,
+            ),
+            input_blocks,
+            any_json,
+        ),
+        "questions": st.one_of(
+            st.dictionaries(tricky_text, question_values | nearly_clean_questions, max_size=4),
+            any_json,
+        ),
+        "state": any_json,
+        "mode": any_json,
+        "include_excerpts": any_json,
+        "stream": any_json,
+    },
+)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -11,11 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from decisions_input import jsontext
+from decisions_input._unicode import has_surrogate
 from decisions_input.errors import DecisionsInputError, InvalidInput, Path
-from decisions_input.jsontext import Location, Parsed, locate, locate_all, locate_many, parse
+from decisions_input.jsontext import Location, Parsed, _fast, locate, locate_all, locate_many, parse
+from decisions_input.jsontext._decode import decode
+from decisions_input.jsontext._reader import Reader, surrogate_offsets
 from decisions_input.limits import GEMINI
 from tests.strategies import (
     json_like_text,
+    json_texts_any,
     json_texts_with_hazards,
     json_values,
 )
@@ -512,7 +518,7 @@ def test_located_values_read_back(value: Any, indent: int | None, ensure_ascii: 
 @given(json_values)
 def test_exact_tokenizer_agrees_with_json_loads(value: Any) -> None:
     text = json.dumps(value)
-    walker = jsontext._Tokenizer(text, DEPTH)
+    walker = jsontext._reader.Reader(text, DEPTH)
     walker.skip = False  # walk every subtree, none handed to the C scanner
     walker.run()
     assert walker.problems == []
@@ -545,7 +551,109 @@ def test_an_unexpected_failure_inside_still_raises_our_error(
     def broken(data: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(jsontext, "_decode", broken)
+    monkeypatch.setattr(jsontext, "decode", broken)
     with pytest.raises(DecisionsInputError) as raised:
         parse("[1]")
     assert isinstance(raised.value.__cause__, RuntimeError)
+
+
+# --- the fast path and the strict reader agree ------------------------------------------
+
+
+def strictly(data: str | bytes, depth: int = DEPTH) -> tuple[Any, list[tuple[str, Path]]]:
+    """Read ``data`` with the strict reader alone, no subtree handed to the C scanner."""
+    text, raw, head, strict = decode(data)
+    reader = Reader(text, depth, surrogates=surrogate_offsets(text, raw))
+    reader.skip = False
+    reader.run()
+    found = sorted(head + reader.problems, key=lambda item: item[0])
+    return (reader.value if strict else None), [(p.code, p.path) for _, p in found]
+
+
+def routes(text: str, raw: bytes | None, depth: int = DEPTH) -> dict[str, Any]:
+    """Every route of the fast path, each made to take the text whatever its shape."""
+    found = {"chosen": _fast.clean_value(text, raw, depth)}
+    for allowance in (0, 10**9):  # objects and numbers: over any budget, or within it
+        for name, route in (("pairs", _fast._by_pairs), ("sizes", _fast._by_sizes)):
+            args = (text, depth, allowance) if name == "pairs" else (text, raw, depth, allowance)
+            with contextlib.suppress(_fast._TooManyNumbers, _fast._TooManyObjects):
+                found[f"{name}-{allowance}"] = route(*args)
+    found["shape"] = _fast._by_shape(text, raw, depth)
+    return found
+
+
+def assert_routes_sound(text: str, depth: int = DEPTH) -> None:
+    """A route that returns a value returns the strict reader's, for a text it finds clean."""
+    # The routes leave surrogates to the checks made before them.
+    if next(_fast.surrogate_escapes(text), None) is not None or has_surrogate(text):
+        return
+    value, problems = strictly(text, depth)
+    for raw in (None, text.encode()):
+        for name, found in routes(text, raw, depth).items():
+            if found is not _fast.MISS:
+                assert problems == [], (name, text)
+                assert same(found, value), name
+
+
+@FAST
+@given(json_texts_any)
+def test_fast_and_strict_paths_agree_on_every_problem(text: str) -> None:
+    for data in (text, text.encode("utf-8", "surrogatepass")):
+        parsed = parse(data)
+        value, problems = strictly(data)
+        assert [(p.code, p.path) for p in parsed.problems] == problems
+        assert same(parsed.value, value)
+
+
+@FAST
+@given(json_texts_any, st.sampled_from([1, 2, 3, DEPTH]))
+def test_every_route_of_the_fast_path_is_sound(text: str, depth: int) -> None:
+    assert_routes_sound(text, depth)
+
+
+def _spread(inner: str, count: int) -> str:
+    return '{"pad": "' + "x" * 20_000 + '", "items": [' + ", ".join([inner] * count) + "]}"
+
+
+# (id, text) for the edges of each route: every route must say MISS, or the reader's value.
+ROUTE_EDGES = [
+    ("duplicate-with-colons-in-strings", '{"a": "x:y", "b": {"c": 1, "c": 2}, "d": ":"}'),
+    ("duplicate-escaped-name", '{"a": 1, "\\u0061": 2}'),
+    ("colon-inside-name", '{"a:b": 1, "a:b": 2}'),
+    ("quote-and-colon-in-string", '{"k": "\\":", "k2": "\\\\"}'),
+    ("bracket-strings", '{"a": "[[[[", "b": "]]]]", "c": [[]]}'),
+    ("depth-at-bound", nest(DEPTH)),
+    ("depth-over-bound", nest(DEPTH + 1)),
+    ("objects-over-bound", '{"a":' * (DEPTH + 1) + "1" + "}" * (DEPTH + 1)),
+    ("big-exponent-late", "[" + ", ".join(["0.5"] * 3000) + ", 1e400]"),
+    ("long-integer-late", "[" + ", ".join(["7"] * 3000) + ", " + "9" * 400 + "]"),
+    ("negative-exponent-is-fine", "[" + ", ".join(["0.5"] * 3000) + ", 1e-400]"),
+    ("sparse-then-dense-duplicate", _spread('{"q": 1}', 2000)[:-2] + ', {"q": 1, "q": 2}]}'),
+    ("sparse-then-deep", _spread('{"q": [1]}', 200)[:-2] + ", " + nest(DEPTH) + "]}"),
+    ("cjk-brackets", '{"t": "' + "符字" * 20_000 + '", "a": [[1]], "b": {"c": {}}}'),
+    ("surrogate-pair-escapes", '["' + "\\ud83d\\ude00" * 100 + '"]'),
+]
+
+
+@pytest.mark.parametrize("text", [edge[1] for edge in ROUTE_EDGES], ids=[e[0] for e in ROUTE_EDGES])
+def test_route_edges(text: str) -> None:
+    assert_routes_sound(text)
+    assert codes_and_paths(parse(text)) == strictly(text)[1]
+
+
+# --- memory follows the value, not the lines ------------------------------------------
+
+
+def test_locating_in_a_text_of_many_lines_takes_no_memory_per_line() -> None:
+    text = "\n" * 2_000_000 + '{"a": [1, }'
+    parsed = parse(text)
+    assert codes_and_paths(parsed) == [(SYNTAX, ("a", 1))]
+    assert "at line 2000001 column 11" in parsed.problems[0].message
+    tracemalloc.start()
+    try:
+        found = locate_many(text, [(), ("a",), ("a", 1)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found[("a", 1)] == Location(2_000_001, 11, 2_000_001, 11)
+    assert peak < 100_000  # a list of line starts alone would take 70 MB

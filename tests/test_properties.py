@@ -6,94 +6,21 @@ import contextlib
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
-from decisions_input import checks
+from decisions_input import checks, question_checks
 from decisions_input.limits import GEMINI, PARALLEL
-
-# Characters that stress option-ID rules: spaces of several kinds, controls, format
-# characters, case pairs, combining marks, astral characters, private use.
-TRICKY = st.sampled_from(
-    list("aAbB _-.")
-    + [
-        "\t",
-        "\n",
-        "\x7f",
-        "\x85",
-        "\xa0",
-        "\u2003",
-        "\u200b",
-        "\ufeff",
-        "\u0301",
-        "\u00e9",
-        "E",
-        "\u00c9",
-        "\U0001f600",
-        "\ue000",
-        "\u3000",
-        "\x00",
-        "\ud800",
-    ]
-)
-tricky_text = st.text(TRICKY, max_size=6)
-
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-question_values = st.fixed_dictionaries(
-    {
-        "type": st.sampled_from(["noul", "choice", "score", "bool"]),
-        "instructions": st.one_of(
-            st.text(TRICKY, max_size=4), st.just({"type": "text", "text": "x"}), json_values
-        ),
-    },
-    optional={
-        "criteria": st.one_of(
-            st.dictionaries(tricky_text, st.one_of(st.text(max_size=3), st.integers()), max_size=5),
-            st.lists(st.one_of(tricky_text, st.integers()), max_size=5),
-            json_values,
-        ),
-        "extra": json_values,
-    },
-)
-
-request_like = st.fixed_dictionaries(
-    {},
-    optional={
-        "model": st.one_of(st.just("gemini-decision-1"), json_values),
-        "input": st.one_of(
-            st.text(TRICKY, max_size=5),
-            st.lists(
-                st.one_of(
-                    st.fixed_dictionaries({"type": st.just("text"), "text": tricky_text}),
-                    json_values,
-                ),
-                max_size=3,
-            ),
-            json_values,
-        ),
-        "questions": st.one_of(
-            st.dictionaries(tricky_text, question_values, max_size=4), json_values
-        ),
-        "state": json_values,
-        "mode": json_values,
-        "include_excerpts": json_values,
-        "stream": json_values,
-    },
+from tests.strategies import (
+    any_json,
+    ascii_tricky_text,
+    look_alike_options,
+    nearly_clean_questions,
+    question_values,
+    request_like,
+    tricky_levels,
+    tricky_text,
 )
 
 
@@ -105,14 +32,27 @@ def resolve(body: Any, path: tuple[str | int, ...]) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    body=st.one_of(json_values.filter(lambda v: not isinstance(v, str)), request_like),
+    body=st.one_of(any_json.filter(lambda v: not isinstance(v, str)), request_like),
     target=st.sampled_from(["gemini", "parallel"]),
 )
 def test_any_json_gives_problems_never_foreign_errors(body: Any, target: str) -> None:
     for problem in di.iter_problems(body, target=target):
         assert isinstance(problem, di.Problem)
         assert problem.code in di.RULES, problem.code
+        assert problem.code != "internal.error", problem.message
         resolve(body, problem.path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=request_like, target=st.sampled_from(["gemini", "parallel"]))
+def test_no_body_in_any_form_meets_an_internal_error(body: Any, target: str) -> None:
+    text = json.dumps(body, ensure_ascii=False)
+    forms: list[Any] = [body, text]
+    with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+        forms.append(text.encode())
+    for form in forms:
+        codes = [p.code for p in di.iter_problems(form, target=target)]
+        assert "internal.error" not in codes
 
 
 @settings(max_examples=200, deadline=None)
@@ -127,18 +67,82 @@ def test_json_text_and_mapping_agree(body: Any, target: str) -> None:
     assert from_text == from_value
 
 
-@settings(max_examples=400, deadline=None)
-@given(question=question_values, limits=st.sampled_from([GEMINI, PARALLEL]))
-def test_fast_path_never_hides_a_problem(question: dict[str, Any], limits: Any) -> None:
-    if checks._question_is_clean(question, limits):
-        assert list(checks.check_question(question, ("q",), limits)) == []
+def _exact_question(question: Any, path: tuple[str, ...], limits: Any) -> list[tuple[str, Any]]:
+    """The problems of one question by the exact checks, option by option."""
+    found = [(p.code, p.path) for p in checks.check_question(question, path, limits)]
+    if isinstance(question, dict) and question.get("type") == "choice":
+        criteria = question.get("criteria")
+        if isinstance(criteria, dict):
+            where = (*path, "criteria")
+            found += [
+                (p.code, p.path) for p in question_checks._check_options(criteria, where, limits)
+            ]
+    return found
 
 
 @settings(max_examples=400, deadline=None)
-@given(options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6))
+@given(
+    questions=st.lists(question_values | nearly_clean_questions, min_size=1, max_size=4),
+    limits=st.sampled_from([GEMINI, PARALLEL]),
+)
+def test_question_fast_path_finds_what_the_exact_checks_find(
+    questions: list[dict[str, Any]], limits: Any
+) -> None:
+    clean = question_checks._clean_questions(questions, limits)
+    if clean is None:
+        return
+    exact = [
+        problem
+        for index, question in enumerate(questions)
+        for problem in _exact_question(question, (str(index),), limits)
+    ]
+    many = [("level.many", (str(index), "criteria")) for index in clean.many_levels]
+    assert exact == many
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6)
+    | st.dictionaries(ascii_tricky_text, st.just(""), min_size=2, max_size=6)
+    | look_alike_options
+)
 def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None:
-    if checks._choice_is_clean(options, GEMINI):
-        assert list(checks.check_choice_criteria(options, (), GEMINI)) == []
+    if question_checks._clean_options([options], GEMINI) is not None:
+        assert list(question_checks._check_options(options, (), GEMINI)) == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(levels=tricky_levels)
+def test_levels_fast_path_never_hides_a_problem(levels: list[str]) -> None:
+    if question_checks._clean_levels([levels], GEMINI) is not None:
+        found = [p.code for p in checks.check_score_criteria(levels, (), GEMINI)]
+        assert found in ([], ["level.many"])
+
+
+clean_words = st.text("abcdefXYZ019_-. éßΩЖ中😀", min_size=1, max_size=12).filter(
+    lambda word: word.strip() == word
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    options=st.lists(clean_words, min_size=2, max_size=40, unique_by=lambda w: w.casefold()),
+    levels=st.lists(clean_words, min_size=2, max_size=40, unique=True),
+    prompt=clean_words,
+)
+def test_clean_questions_take_the_fast_path_whatever_their_size(
+    options: list[str], levels: list[str], prompt: str
+) -> None:
+    questions = [
+        {"type": "noul", "instructions": prompt},
+        {"type": "choice", "instructions": prompt, "criteria": dict.fromkeys(options, prompt)},
+        {"type": "score", "instructions": prompt, "criteria": levels},
+    ]
+    assume(GEMINI.CATCH_ALL_OPTION_IDS.isdisjoint(o.lower() for o in options))
+    clean = question_checks._clean_questions(questions, GEMINI)
+    assert clean is not None
+    many = {2: len(levels)} if len(levels) > GEMINI.RECOMMENDED_MAX_LEVELS else {}
+    assert clean.many_levels == many
 
 
 option_ids = st.text(
@@ -173,7 +177,7 @@ def test_question_sizes_match_the_budget_screen(questions: dict[str, Any]) -> No
 @given(
     options=st.dictionaries(option_ids, st.text(max_size=10), min_size=2, max_size=8),
     levels=st.lists(st.text(min_size=1, max_size=10), min_size=2, max_size=10),
-    state=json_values,
+    state=any_json,
 )
 def test_canonical_emission_is_idempotent(
     options: dict[str, str], levels: list[str], state: Any

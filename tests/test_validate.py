@@ -677,6 +677,59 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
         with_(gemini(), _set(("state",), {})),
         [("schema.unknown_member", "$.state")],
     ),
+    # Questions are checked together first: one odd question among clean ones.
+    (
+        "noul-criteria-array-next-to-a-clean-one",
+        "gemini",
+        gemini(
+            a={"type": "noul", "instructions": "x?", "criteria": {"true_description": "y"}},
+            b={"type": "noul", "instructions": "x?", "criteria": []},
+        ),
+        [("schema.type", "$.questions.b.criteria")],
+    ),
+    (
+        "many-levels-among-clean-questions",
+        "gemini",
+        gemini(
+            a=score_q(["x", "y"]),
+            b=score_q([str(i) for i in range(11)]),
+            c=choice_q({"A": "", "a": ""}),
+            d=score_q([str(i) for i in range(12)]),
+        ),
+        [
+            ("level.many", "$.questions.b.criteria"),
+            ("option.similar", "$.questions.c.criteria.a"),
+            ("level.many", "$.questions.d.criteria"),
+        ],
+    ),
+    (
+        "same-level-in-two-questions-is-fine",
+        "gemini",
+        gemini(a=score_q(["low", "high"]), b=score_q(["low", "high"])),
+        [],
+    ),
+    (
+        "same-option-in-two-questions-is-fine",
+        "gemini",
+        gemini(a=choice_q({"Yes": "", "No": ""}), b=choice_q({"yes": "", "no": ""})),
+        [],
+    ),
+    (
+        "repeated-level-in-one-of-many-questions",
+        "gemini",
+        gemini(a=score_q(["a", "b"]), b=score_q(["c", "c"]), c=score_q(["d", "e"])),
+        [("level.duplicate", "$.questions.b.criteria[1]")],
+    ),
+    (
+        "question-keys-and-questions-both-wrong",
+        "gemini",
+        gemini(**{"a b": score_q(["x"]), "ok": {"type": "noul"}}),
+        [
+            ("question.key_pattern", '$.questions["a b"]'),
+            ("level.count", '$.questions["a b"].criteria'),
+            ("schema.required", "$.questions.ok"),
+        ],
+    ),
 ]
 
 
@@ -901,6 +954,42 @@ def test_state_deeper_than_the_bound_is_refused() -> None:
     assert [code for code, _ in _found(body, "parallel")] == ["json.too_deep"]
 
 
+def _nested_state(levels: int) -> dict[str, Any]:
+    """A Parallel body whose deepest container is at ``levels``, the body being level 1."""
+    deep: Any = 0
+    for _ in range(levels - 1):
+        deep = [deep]
+    return with_(parallel(), _set(("state",), deep))
+
+
+@pytest.mark.parametrize("levels", [GEMINI.MAX_JSON_DEPTH, GEMINI.MAX_JSON_DEPTH + 1])
+def test_depth_counts_from_the_root_for_mappings_and_text_alike(levels: int) -> None:
+    body = _nested_state(levels)
+    as_mapping = _found(body, "parallel")
+    assert as_mapping == _found(json.dumps(body), "parallel")
+    assert as_mapping == _found(json.dumps(body).encode(), "parallel")
+    if levels > GEMINI.MAX_JSON_DEPTH:
+        path = "$.state" + "[0]" * (GEMINI.MAX_JSON_DEPTH - 1)
+        assert as_mapping == [("json.too_deep", path)]
+    else:
+        assert as_mapping == []
+
+
+@pytest.mark.parametrize("kind", [{"a": 1}, ["image"], None, 7, True], ids=repr)
+def test_a_block_type_of_any_json_value_is_a_problem_of_its_own(kind: Any) -> None:
+    block = {"type": kind, "text": "hi"}
+    listed = with_(gemini(), _set(("input",), [block, {"type": "text", "text": "more"}]))
+    single = with_(gemini(), _set(("input",), block))
+    for body, where in ((listed, "$.input[0]"), (single, "$.input")):
+        expected = (
+            [("schema.required", where)]
+            if kind is None
+            else [("input.block_type", where + ".type")]
+        )
+        assert _found(body, "gemini") == expected
+        assert _found(json.dumps(body), "gemini") == expected
+
+
 class _Hostile(Mapping[str, Any]):
     """A mapping whose own methods raise, as a broken caller object might."""
 
@@ -917,7 +1006,28 @@ class _Hostile(Mapping[str, Any]):
 def test_hostile_objects_give_a_problem_not_their_exception() -> None:
     assert _found(_Hostile(), "gemini") == [("schema.type", "$")]
     body = gemini(q=_Hostile())
-    assert _found(body, "gemini")[-1] == ("schema.type", "$")
+    (last,) = [p for p in di.iter_problems(body) if p.path == ()]
+    assert (last.code, "_Hostile" in last.message) == ("schema.type", True)
+
+
+def test_a_failure_of_the_library_itself_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from decisions_input import validate
+
+    def broken(body: Any, path: Any, limits: Any) -> Iterator[di.Problem]:
+        yield di.Problem(("model",), "model.unknown", "found before the failure")
+        raise KeyError("boom")
+
+    monkeypatch.setattr(validate, "check_request", broken)
+    for body in (gemini(), json.dumps(gemini()), json.dumps(gemini()).encode()):
+        found = list(di.iter_problems(body))
+        assert [(p.code, p.json_path) for p in found] == [
+            ("model.unknown", "$.model"),
+            ("internal.error", "$"),
+        ]
+        assert found[-1].message.startswith("internal error: the library failed on this body")
+        assert "KeyError" in found[-1].message
 
 
 def test_text_hazards_are_told_once() -> None:
