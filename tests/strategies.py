@@ -783,3 +783,20 @@ spec_like = st.fixed_dictionaries(
         "questions": st.one_of(_questions, _member_values),
     },
 )
+
+
+# --- estimates against reported usage -----------------------------------------------------
+# Rows of an estimate (modality, low, high, measured) and a response's input breakdown in
+# the modalities the API defines, each count from nothing to more than any bound.
+
+_estimate_modalities = st.sampled_from(["text", "image", "audio", "video", "document"])
+
+
+@st.composite
+def _estimate_row(draw: st.DrawFn) -> tuple[str, int, int, bool]:
+    low = draw(st.integers(0, 5_000))
+    return (draw(_estimate_modalities), low, low + draw(st.integers(0, 5_000)), draw(st.booleans()))
+
+
+estimate_rows = st.lists(_estimate_row(), max_size=6)
+reported_breakdowns = st.lists(st.tuples(_estimate_modalities, st.integers(0, 20_000)), max_size=6)

@@ -30,7 +30,11 @@ KINDS = [(t, k) for t in ("gemini", "parallel") for k in ("request", "response")
 
 
 def target_of(path: Path) -> str:
-    return path.name.split("-")[0]
+    """The target a request file is for: its name's prefix, else its body's shape."""
+    prefix = path.name.split("-")[0]
+    if prefix in ("gemini", "parallel"):
+        return prefix
+    return di.limits.target_of(example(path.name))
 
 
 def validator(target: str, kind: str = "request", **options: Any) -> Any:
