@@ -563,3 +563,27 @@ def test_the_readmes_example_is_what_the_command_prints() -> None:
     command, printed = block.split("\n", 1)
     argv = command.removeprefix("$ decisions-input ").split()
     assert run(*argv) == (0, printed, "")
+
+
+def test_a_row_on_assumed_figures_says_so(tmp_path: Path) -> None:
+    # The audio is a URL, never fetched: its duration is the table's assumed range.
+    body = {
+        "answers": {"mentions_launch": {"type": "noul", "noul": 0.9, "confidence": 0.9}},
+        "usage": {
+            "total_input_tokens": 340,
+            "input_tokens_by_modality": [
+                {"modality": "text", "tokens": 20},
+                {"modality": "audio", "tokens": 320},
+            ],
+        },
+    }
+    response = tmp_path / "gemini-audio-url.json"
+    response.write_text(json.dumps(body))
+    code, out, err = against([f"{Q}gemini-audio-url.json"], [str(response)])
+    assert (code, err) == (0, "")
+    assert out.splitlines()[1:5] == [
+        "MODALITY  LOW     HIGH  REPORTED  VERDICT",
+        "audio       0  115,200       320  inside, not measured",
+        "text       10       82        20  inside",
+        "total      10  115,282       340  inside, not measured",
+    ]

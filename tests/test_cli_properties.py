@@ -3,7 +3,9 @@
 For request bodies of any shape and JSON text with any hazard, ``validate`` exits with 0 or
 1 (never 2), reports no ``internal.error``, writes every format as strict UTF-8 and places
 every problem at a line and column of the file; for specs of any shape, ``build`` reports
-problems or builds, and never fails inside. The example budget is small in the suite;
+problems or builds, and never fails inside; for any pair of request and response,
+``estimate --against`` exits with 0 or 1 and gives the pair one verdict. The example
+budget is small in the suite;
 ``DECISIONS_INPUT_FUZZ_EXAMPLES=20000 python -m pytest tests/test_cli_properties.py`` runs
 the same properties for minutes.
 """
