@@ -16,6 +16,7 @@ _LAZY = {
         "blocks",
     ),
     **dict.fromkeys(("BlockEstimate", "Estimate", "Tokens", "estimate"), "budget"),
+    **dict.fromkeys(("UsageComparison", "UsageRow", "compare_usage"), "reported_usage"),
     **dict.fromkeys(
         ("DecisionsInputError", "InvalidInput", "NotPicklable", "Problem", "SchemaError")
         + ("Severity", "SourceError"),
@@ -102,6 +103,7 @@ if TYPE_CHECKING:
     )
     from .limits import GEMINI, LIMITS, PARALLEL, RULES, Endpoint, Limits, Rule, limits_for
     from .questions import Question, choice, noul, score
+    from .reported_usage import UsageComparison, UsageRow, compare_usage
     from .request import Request, canonical_dumps
     from .responses import (
         Answer,
@@ -132,6 +134,9 @@ __all__ = [
     "Estimate",
     "Tokens",
     "estimate",
+    "UsageComparison",
+    "UsageRow",
+    "compare_usage",
     "APIError",
     "Answer",
     "ChoiceAnswer",

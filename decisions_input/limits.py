@@ -213,6 +213,9 @@ class Limits:
     UNMEASURED_SECONDS: tuple[float, float]  # assumed when a duration is unknown
     UNMEASURED_PAGES: tuple[int, int]  # assumed when a page count is unknown
     ESTIMATED_DURATION_SPREAD: float  # a duration worked out from frame sizes: / and x this
+    # --- usage a response reported, compared with the estimate (decisions_input.reported_usage)
+    REPORTED_MODALITIES: Mapping[str, tuple[str, ...]]  # estimate row -> usage modalities
+    REPORTED_INPUT_BEYOND_REQUEST: bool  # reported input counts what no request holds
     # --- library bounds ----------------------------------------------------------------
     MAX_JSON_DEPTH: int
     SNIFF_BYTES: int
@@ -547,6 +550,23 @@ GEMINI = Limits(
     # frame count in the header) may be off where the bit rate varies; the estimate takes
     # it as from a third of that to three times it.
     ESTIMATED_DURATION_SPREAD=3.0,
+    # The modalities of a response's input breakdown the tokens of each kind of estimated
+    # row may be reported under. 000 ResponseModality names text, image, audio, video and
+    # document; 003 says video frames and PDF page images are counted as image. A video's
+    # sound is read as audio (003 lists audio among the modalities and says no more).
+    # Rows that may share a modality are compared with the breakdown together.
+    REPORTED_MODALITIES=_frozen(
+        {
+            "text": ("text",),
+            "image": ("image",),
+            "audio": ("audio",),
+            "video": ("video", "image", "audio"),
+            "document": ("document", "image"),
+        }
+    ),
+    # 003 total_input_tokens: the shared input counted once and each question's own
+    # instructions and criteria, nothing the request does not hold.
+    REPORTED_INPUT_BEYOND_REQUEST=False,
     # Library bound on nesting, counted from the document root (the body is level 1), the
     # same for JSON text and mappings; seeds are silent.
     MAX_JSON_DEPTH=128,
@@ -763,6 +783,13 @@ PARALLEL = GEMINI.derive(
     # 002 does not say how it estimates; the text rates and question structure above are
     # applied to the state's JSON text and to each question.
     MAX_STATE_PLUS_QUESTION_TOKENS=32_000,
+    # 002 GroundedDecisionUsage reports one input total and no breakdown by modality.
+    REPORTED_MODALITIES=_frozen({}),
+    # 002 answers "using current web evidence", and its live example reports 4,212 input
+    # tokens for a state and one question that hold a small fraction of that: the evidence
+    # retrieved is counted as input. A request's estimate is then a floor of what is
+    # reported, never a ceiling.
+    REPORTED_INPUT_BEYOND_REQUEST=True,
     # --- responses -----------------------------------------------------------------------
     RESPONSE_REQUIRED=MappingProxyType(
         {

@@ -35,7 +35,7 @@ _REF_PREFIX = "#/components/schemas/"
 _DATA_KEYWORDS = frozenset({"enum", "const", "examples", "default"})
 _BASE64 = (
     "^(?:[A-Za-z0-9+/]{4})*"
-    "(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}[AQgw]==|[A-Za-z0-9+/]{3}[AEIMQUYcgkosw048]=)$"
+    "(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)$"
 )
 # The scheme in any case (lower case is only a warning), an authority without user
 # information, and none of the characters the URI check refuses.

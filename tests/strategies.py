@@ -1048,3 +1048,57 @@ request_like = st.fixed_dictionaries(
         "stream": any_json,
     },
 )
+
+
+# --- estimates against reported usage -----------------------------------------------------
+# Rows of an estimate (modality, low, high, measured) and a response's input breakdown in
+# the modalities the API defines, each count from nothing to more than any bound.
+
+_estimate_modalities = st.sampled_from(["text", "image", "audio", "video", "document"])
+
+
+@st.composite
+def _estimate_row(draw: st.DrawFn) -> tuple[str, int, int, bool]:
+    low = draw(st.integers(0, 5_000))
+    return (draw(_estimate_modalities), low, low + draw(st.integers(0, 5_000)), draw(st.booleans()))
+
+
+estimate_rows = st.lists(_estimate_row(), max_size=6)
+reported_breakdowns = st.lists(st.tuples(_estimate_modalities, st.integers(0, 20_000)), max_size=6)
+_modality_names = st.one_of(
+    _estimate_modalities, st.sampled_from(["TEXT", "", "MODALITY_UNSPECIFIED"]), st.none()
+)
+_token_counts = st.one_of(st.integers(0, 20_000), _r_numbers, st.none(), st.just("12"))
+_modality_entries = st.fixed_dictionaries(
+    {}, optional={"modality": _modality_names, "tokens": _token_counts}
+)
+_counts = st.integers(0, 2_000)
+# The usage member of a response. Mostly what an API sends, with counts anywhere around the
+# bounds and a breakdown in the modalities it defines; else any figure, any modality, any
+# value in Gemini's and Parallel's members.
+usage_members = st.one_of(
+    st.fixed_dictionaries(
+        {"total_input_tokens": _counts},
+        optional={
+            "input_tokens_by_modality": st.lists(
+                st.fixed_dictionaries({"modality": _estimate_modalities, "tokens": _counts}),
+                max_size=4,
+            ),
+            "total_tokens": _counts,
+        },
+    ),
+    st.fixed_dictionaries({"input_tokens": _counts, "output_tokens": st.just(0)}),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "total_input_tokens": _token_counts,
+            "input_tokens_by_modality": st.one_of(
+                st.lists(_modality_entries, max_size=5), response_json
+            ),
+            "total_output_tokens": _token_counts,
+            "total_tokens": _token_counts,
+        },
+    ),
+    st.fixed_dictionaries({"input_tokens": _token_counts, "output_tokens": _token_counts}),
+    response_json,
+)

@@ -78,12 +78,14 @@ COMMANDS: list[tuple[str, list[str]]] = [
 ]
 
 
-# A folder given to validate stands for its files (see below); everything else is refused.
+# A folder given to validate or estimate stands for its files (see below); everything else
+# is refused.
+_EXPANDING = ("validate", "estimate", "estimate-spec")
 REFUSALS = [
     pytest.param(argv, make, why, id=f"{command}-{kind}")
     for command, argv in COMMANDS
     for kind, make, why in NOT_REGULAR
-    if (command, kind) != ("validate", "folder")
+    if not (command in _EXPANDING and kind == "folder")
 ]
 
 

@@ -120,7 +120,7 @@ def failing_file(monkeypatch: pytest.MonkeyPatch) -> str:
     real = validate.iter_problems
 
     def iter_problems(body: Any, **kwargs: Any) -> Any:
-        if isinstance(body, dict) and "severity" in json.dumps(body):
+        if isinstance(body, dict) and "Fully blocked" in json.dumps(body):
             raise RuntimeError("the checker broke")
         return real(body, **kwargs)
 
@@ -149,7 +149,7 @@ def test_a_worker_that_dies_takes_only_its_own_files(monkeypatch: pytest.MonkeyP
     parent = os.getpid()
 
     def iter_problems(body: Any, **kwargs: Any) -> Any:
-        if os.getpid() != parent and isinstance(body, dict) and "severity" in json.dumps(body):
+        if os.getpid() != parent and isinstance(body, dict) and "Fully blocked" in json.dumps(body):
             os._exit(3)  # the worker process dies, as under the kernel's OOM killer
         return real(body, **kwargs)
 

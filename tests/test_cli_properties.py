@@ -3,7 +3,9 @@
 For request bodies of any shape and JSON text with any hazard, ``validate`` exits with 0 or
 1 (never 2), reports no ``internal.error``, writes every format as strict UTF-8 and places
 every problem at a line and column of the file; for specs of any shape, ``build`` reports
-problems or builds, and never fails inside. The example budget is small in the suite;
+problems or builds, and never fails inside; for any pair of request and response,
+``estimate --against`` exits with 0 or 1 and gives the pair one verdict. The example
+budget is small in the suite;
 ``DECISIONS_INPUT_FUZZ_EXAMPLES=20000 python -m pytest tests/test_cli_properties.py`` runs
 the same properties for minutes.
 """
@@ -27,6 +29,7 @@ from strategies import (
     response_bodies,
     response_requests,
     spec_like,
+    usage_members,
 )
 
 from decisions_input.cli import main
@@ -135,3 +138,47 @@ def test_check_response_any_body(tmp_path_factory: Any, response: Any, request: 
         return
     assert code in (0, 1), err
     assert all(p["code"] != "internal.error" for p in json.loads(out)["problems"])
+
+
+# --- estimate --against --------------------------------------------------------------------------
+# The example pairs with any usage in place of the one reported, and any request body with
+# any response body: every format exits with 0 or 1, never fails inside, and gives each
+# pair one verdict.
+
+_PAIRS = ["gemini-multiple.json", "parallel-basic.json", "ticket.json"]
+
+
+def _check_against(folder: Path) -> None:
+    argv = ["estimate", str(folder / "q.json"), "--against", str(folder / "r.json")]
+    code, out, err = run(*argv, "--format", "json")
+    assert code in (0, 1), err
+    assert "internal" not in err and "Traceback" not in err
+    (pair,) = json.loads(out)["pairs"]
+    assert pair["verdict"] in ("inside", "outside", "not_compared")
+    assert (pair["verdict"] == "not_compared") == (pair["rows"] == [])
+    assert (code == 1) == (pair["reason"] or "").startswith(("the request has", "the response has"))
+    failing, text, err = run(*argv, "--fail-outside")
+    assert failing == (1 if pair["verdict"] == "outside" else code), err
+    text.encode("utf-8")
+
+
+@FUZZ
+@given(name=st.sampled_from(_PAIRS), usage=usage_members)
+def test_estimate_against_any_reported_usage(tmp_path_factory: Any, name: str, usage: Any) -> None:
+    folder = tmp_path_factory.mktemp("against")
+    response = json.loads((ROOT / "testdata" / "responses" / name).read_text())
+    response["usage"] = usage
+    shutil.copy(ROOT / "testdata" / "requests" / name, folder / "q.json")
+    (folder / "r.json").write_bytes(_body_text(response))
+    _check_against(folder)
+
+
+@FUZZ
+@given(request=request_like_bodies, response=response_bodies)
+def test_estimate_against_any_pair_of_bodies(
+    tmp_path_factory: Any, request: Any, response: Any
+) -> None:
+    folder = tmp_path_factory.mktemp("against")
+    (folder / "q.json").write_bytes(_body_text(request))
+    (folder / "r.json").write_bytes(_body_text(response))
+    _check_against(folder)

@@ -32,6 +32,7 @@ LAYERS = {
     "validate": 3,
     "schema_export": 3,
     "budget": 2,
+    "reported_usage": 3,
     "sending": 2,
     "textmeasure": 2,
     "request": 4,

@@ -63,6 +63,12 @@ def test_python_examples_run_in_order(
     assert namespace["error_body"].status == 404
     est = namespace["est"]
     assert est.blocks[1].basis == "32 px x 24 px at resolution low: 280 per image, or 1 tile x 258"
+    rows = [(r.modality, r.low, r.high, r.reported, r.verdict) for r in namespace["against"].rows]
+    assert rows == [
+        ("image", 258, 280, 280, "inside"),
+        ("text", 24, 296, 132, "inside"),
+        ("total", 282, 576, 412, "inside"),
+    ]
 
 
 def test_spec_and_request_examples_validate() -> None:

@@ -3,6 +3,7 @@ and never refusing what the validator accepts."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import shutil
@@ -29,7 +30,11 @@ KINDS = [(t, k) for t in ("gemini", "parallel") for k in ("request", "response")
 
 
 def target_of(path: Path) -> str:
-    return path.name.split("-")[0]
+    """The target a request file is for: its name's prefix, else its body's shape."""
+    prefix = path.name.split("-")[0]
+    if prefix in ("gemini", "parallel"):
+        return prefix
+    return di.limits.target_of(example(path.name))
 
 
 def validator(target: str, kind: str = "request", **options: Any) -> Any:
@@ -231,6 +236,16 @@ def test_refused_like_the_validator(
     assert error is not None
     assert (error.validator, error.json_path) == expected
     assert not di.is_valid(body, target=target)
+
+
+@pytest.mark.parametrize("size", range(1, 8))
+def test_base64_of_every_length_the_validator_takes_matches_the_pattern(size: int) -> None:
+    from decisions_input.schema_export import _BASE64
+    from decisions_input.sources import check_base64
+
+    data = base64.b64encode(bytes(range(size))).decode()
+    assert check_base64(data, (), head_bytes=0) == ([], b"")
+    assert Draft202012Validator({"type": "string", "pattern": _BASE64}).is_valid(data)
 
 
 def test_the_sdk_model_name_is_accepted() -> None:

@@ -7,6 +7,7 @@ Commands::
     decisions-input build SPEC [-o OUT]        YAML or JSON spec -> canonical request
     decisions-input sniff FILE...              what the library sees in a file
     decisions-input estimate FILE|SPEC...      input tokens per block and in total, offline
+        [--against RESPONSE...]                against the usage the responses reported
     decisions-input rules                      every rule code with its limits
     decisions-input schemas lint [FILE...]     bundled or given OpenAPI / JSON Schema files
 
@@ -17,10 +18,11 @@ file, line, column and code. Only this package prints; it never shows a tracebac
 
 One module per command (``validate``, ``check_response``, ``build``, ``sniff``,
 ``estimate``, ``rules``, ``schemas``), each with a ``run(args, streams) -> int`` that
-:func:`main` imports only when that command runs, so ``--help`` stays fast. Beside them:
-``parser`` (every option and help text), ``files`` (reading), ``jobs`` (running a check
-over many files), ``placing`` and ``documents`` (JSON and YAML text), ``specs`` (a spec to
-a request) and ``formats`` (text, JSON, SARIF, GitHub output).
+:func:`main` imports only when that command runs, so ``--help`` stays fast; ``against``
+runs ``estimate --against``. Beside them: ``parser`` (every option and help text),
+``files`` (reading), ``jobs`` (running a check over many files), ``placing`` and
+``documents`` (JSON and YAML text), ``specs`` (a spec to a request), ``pairing`` (requests
+with their responses) and ``formats`` (text, JSON, SARIF, GitHub output).
 """
 
 from __future__ import annotations

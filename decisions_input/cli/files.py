@@ -52,7 +52,7 @@ KINDS = {
 # The command line's figures of the limits table, as the README's table lists them.
 _BOUNDS = (
     ("a request file (validate, estimate, check-response --request)", "MAX_REQUEST_FILE_BYTES"),
-    ("a response file (check-response)", "MAX_RESPONSE_FILE_BYTES"),
+    ("a response file (check-response, estimate --against)", "MAX_RESPONSE_FILE_BYTES"),
     ("a spec (build, estimate)", "MAX_SPEC_FILE_BYTES"),
     ("an OpenAPI or JSON Schema file (schemas lint)", "MAX_SCHEMA_FILE_BYTES"),
     ("media on standard input (sniff -)", "MAX_PIPED_MEDIA_BYTES"),

@@ -18,7 +18,7 @@ import json
 import os
 import re
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from .common import ESTIMATE_FORMATS, FORMATS, STDIN_NAME, TOOL_NAME
 
 if TYPE_CHECKING:
     from ..budget import Estimate
+    from ..reported_usage import UsageComparison, UsageRow
 
 __all__ = [
     "ESTIMATE_FORMATS",
@@ -40,6 +41,7 @@ __all__ = [
     "NotChecked",
     "NotShown",
     "Report",
+    "UsagePair",
     "artifact_uri",
     "json_text",
     "printable",
@@ -49,6 +51,7 @@ __all__ = [
     "render_json",
     "render_sarif",
     "render_text",
+    "render_usage",
     "summary_line",
 ]
 
@@ -460,3 +463,189 @@ def render_estimates(items: Iterable[tuple[str, Estimate]], fmt: str) -> str:
         raise ValueError(f"expected a format of {', '.join(ESTIMATE_FORMATS)}, found {fmt!r}")
     blocks = ["\n".join(_estimate_table(name, found)) for name, found in items]
     return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+# --- estimates against reported usage ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UsagePair:
+    """A request file, the response it received, and how its estimate did against the usage.
+
+    ``comparison`` is None when the pair was not compared; ``reason`` then says why.
+    """
+
+    request: str
+    response: str
+    target: str | None = None
+    comparison: UsageComparison | None = None
+    reason: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """``inside``, ``outside`` (a figure below or above its bounds) or ``not_compared``."""
+        if self.comparison is None:
+            return "not_compared"
+        return "outside" if self.comparison.outside else "inside"
+
+
+@dataclass(frozen=True, slots=True)
+class _Tally:
+    """How the rows of one modality did over every compared pair."""
+
+    modality: str
+    pairs: int = 0
+    inside: int = 0
+    below: int = 0
+    above: int = 0
+    worst_below: float | None = None
+    worst_above: float | None = None
+
+
+def _worst(current: float | None, factor: float | None) -> float | None:
+    if factor is None:
+        return current
+    return factor if current is None else max(current, factor)
+
+
+def _tallies(pairs: Iterable[UsagePair]) -> list[_Tally]:
+    """One tally per modality (``total`` last), over the rows of every compared pair."""
+    found: dict[str, _Tally] = {}
+    for pair in pairs:
+        for row in pair.comparison.rows if pair.comparison is not None else ():
+            t = found.get(row.modality, _Tally(row.modality))
+            found[row.modality] = _Tally(
+                t.modality,
+                t.pairs + 1,
+                t.inside + (row.verdict == "inside"),
+                t.below + (row.verdict == "below"),
+                t.above + (row.verdict == "above"),
+                _worst(t.worst_below, row.factor if row.verdict == "below" else None),
+                _worst(t.worst_above, row.factor if row.verdict == "above" else None),
+            )
+    return sorted(found.values(), key=lambda t: (t.modality == "total", t.modality))
+
+
+def _columns(rows: Sequence[Sequence[str]], right: frozenset[int]) -> list[str]:
+    """Align the cells of a table: the columns in ``right`` to the right, the rest left."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def _times(factor: float | None) -> str:
+    return "-" if factor is None else f"{factor:.2f}x"
+
+
+def _usage_verdict(row: UsageRow) -> str:
+    text: str = row.verdict
+    if row.verdict == "below":
+        text += " (none reported)" if row.factor is None else f" by {_times(row.factor)}"
+    elif row.verdict == "above":
+        text += " (none estimated)" if row.factor is None else f" by {_times(row.factor)}"
+    return text if row.measured else text + ", not measured"
+
+
+def _usage_table(pair: UsagePair) -> list[str]:
+    title = f"{printable(pair.request)} against {printable(pair.response)}"
+    lines = [title + (f" ({pair.target})" if pair.target else "")]
+    if pair.comparison is None:
+        return [*lines, f"not compared: {printable(pair.reason)}"]
+    rows = [("MODALITY", "LOW", "HIGH", "REPORTED", "VERDICT")]
+    rows += [
+        (
+            printable(r.modality),
+            f"{r.low:,}",
+            "-" if r.high is None else f"{r.high:,}",
+            f"{r.reported:,}",
+            _usage_verdict(r),
+        )
+        for r in pair.comparison.rows
+    ]
+    lines += _columns(rows, frozenset({1, 2, 3}))
+    return lines + [printable(note) for note in pair.comparison.notes]
+
+
+def _usage_summary(pairs: list[UsagePair]) -> list[str]:
+    compared = sum(1 for p in pairs if p.comparison is not None)
+    left = len(pairs) - compared
+    head = f"{_count(len(pairs), 'pair')}: {compared} compared, {left} not compared"
+    tallies = _tallies(pairs)
+    if not tallies:
+        return [head]
+    rows = [("MODALITY", "PAIRS", "INSIDE", "BELOW", "ABOVE", "WORST BELOW", "WORST ABOVE")]
+    rows += [
+        (
+            printable(t.modality),
+            str(t.pairs),
+            str(t.inside),
+            str(t.below),
+            str(t.above),
+            _times(t.worst_below),
+            _times(t.worst_above),
+        )
+        for t in tallies
+    ]
+    return [head, *_columns(rows, frozenset(range(1, 7)))]
+
+
+def _usage_record(pair: UsagePair) -> dict[str, Any]:
+    c = pair.comparison
+    rows = [
+        {
+            "modality": r.modality,
+            "low": r.low,
+            "high": r.high,
+            "reported": r.reported,
+            "verdict": r.verdict,
+            "factor": r.factor,
+            "measured": r.measured,
+        }
+        for r in (c.rows if c is not None else ())
+    ]
+    return {
+        "request": pair.request,
+        "response": pair.response,
+        "target": pair.target,
+        "verdict": pair.verdict,
+        "reason": pair.reason or None,
+        "floor": c.floor if c is not None else None,
+        "notes": list(c.notes) if c is not None else [],
+        "rows": rows,
+    }
+
+
+def _tally_record(t: _Tally) -> dict[str, Any]:
+    return {
+        "modality": t.modality,
+        "pairs": t.pairs,
+        "inside": t.inside,
+        "below": t.below,
+        "above": t.above,
+        "worst_below": t.worst_below,
+        "worst_above": t.worst_above,
+    }
+
+
+def render_usage(pairs: Iterable[UsagePair], fmt: str) -> str:
+    """Render estimates against reported usage: a table per pair and a summary, or JSON."""
+    pairs = list(pairs)
+    if fmt == "json":
+        compared = sum(1 for p in pairs if p.comparison is not None)
+        doc = {
+            "pairs": [_usage_record(p) for p in pairs],
+            "summary": [_tally_record(t) for t in _tallies(pairs)],
+            "compared": compared,
+            "not_compared": len(pairs) - compared,
+        }
+        return json_text(doc) + "\n"
+    if fmt != "text":
+        raise ValueError(f"expected a format of {', '.join(ESTIMATE_FORMATS)}, found {fmt!r}")
+    blocks = ["\n".join(_usage_table(p)) for p in pairs]
+    blocks.append("\n".join(_usage_summary(pairs)))
+    return "\n\n".join(blocks) + "\n"

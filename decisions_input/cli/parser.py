@@ -52,7 +52,11 @@ _EXIT_SNIFF = (
 )
 _EXIT_ESTIMATE = (
     "Exit status: 0 every request fits, 1 one does not (with --strict: may not) or has "
-    "errors that stop the estimate, 2 usage error, unreadable file or internal failure."
+    "errors that stop the estimate, 2 usage error, unreadable file or internal failure. "
+    "With --against: 0 every pair compared or said why not (an error body, no usage), "
+    "1 a file has errors that stop its comparison, or with --fail-outside a reported "
+    "figure is outside its bounds, 2 pairing refused, usage error, unreadable file or "
+    "internal failure."
 )
 _EXIT_RULES = "Exit status: 0 listed, 2 usage error."
 _EXIT_EXPORT = "Exit status: 0 written, 2 usage error or a file that cannot be written."
@@ -271,9 +275,26 @@ def _add_estimate(subparsers: Any, streams: Streams) -> None:
         "files",
         nargs="+",
         metavar="FILE",
-        help="JSON request file, YAML spec (.yaml, .yml), or - for standard input",
+        help="JSON request file, YAML spec (.yaml, .yml), folder (its *.json files), glob "
+        "pattern, or - for standard input",
     )
     p.add_argument("--spec", action="store_true", help="read every file as a spec, JSON too")
+    p.add_argument(
+        "--against",
+        nargs="+",
+        metavar="RESPONSE",
+        help="compare each estimate with the input tokens the response to its request "
+        "reported, per modality and in total (put it after the files). A response pairs "
+        "with the request it is named after: REQUEST.json or REQUEST.yaml with "
+        "REQUEST.json or REQUEST.ANYTHING.json, in any folder; one request and one "
+        "response pair whatever their names; anything that does not pair one to one is "
+        "refused",
+    )
+    p.add_argument(
+        "--fail-outside",
+        action="store_true",
+        help="with --against: exit 1 when a reported figure is below or above its bounds",
+    )
     _add_target(
         p,
         "estimate for this API (%(choices)s) instead of the one each file names: a spec's "
@@ -283,9 +304,10 @@ def _add_estimate(subparsers: Any, streams: Streams) -> None:
     p.add_argument("--format", choices=ESTIMATE_FORMATS, default="text", help="output format")
     _add_max_bytes(
         p,
-        "request or spec",
+        "request, spec or response",
         ("a request", "MAX_REQUEST_FILE_BYTES"),
         ("a spec", "MAX_SPEC_FILE_BYTES"),
+        ("a response", "MAX_RESPONSE_FILE_BYTES"),
     )
 
 
