@@ -261,7 +261,7 @@ class Limits:
     USAGE_NO_OUTPUT: tuple[str, ...]
     USAGE_INPUT: str
     USAGE_FIRST_TURN_INPUT: str | None
-    USAGE_ESTIMATE_BOUNDS: tuple[Literal["low", "high"], ...]
+    USAGE_AGAINST_ESTIMATE: bool  # compare reported input with the request's estimate
     BLOCK_REASONS: tuple[str, ...]
     MODALITIES: tuple[str, ...]
     GROUNDING_TOOL_TYPES: tuple[str, ...]
@@ -718,10 +718,12 @@ GEMINI = Limits(
     # of the total against the high bound; a prompt the filter blocked was not evaluated and
     # 003 does not say how much of it is billed, so only the high bound applies; a block the
     # estimate could not measure (a URL, a header without the figure) rests on assumptions,
-    # so only the low bound applies.
+    # so only the low bound applies. Where the input holds what no request does
+    # (REPORTED_INPUT_BEYOND_REQUEST), only the low bound applies. The comparison costs an
+    # estimate of the request per response; a table with USAGE_AGAINST_ESTIMATE=False skips it.
     USAGE_INPUT="total_input_tokens",
     USAGE_FIRST_TURN_INPUT="initial_input_tokens",
-    USAGE_ESTIMATE_BOUNDS=("low", "high"),
+    USAGE_AGAINST_ESTIMATE=True,
     # 000 and 003 PromptFeedback.block_reason; an unknown value is a warning.
     BLOCK_REASONS=("safety", "other", "blocklist", "prohibited_content", "image_safety"),
     MODALITIES=("text", "image", "audio", "video", "document"),  # 000 ResponseModality
@@ -816,13 +818,11 @@ PARALLEL = GEMINI.derive(
     USAGE_PARTS=MappingProxyType({}),
     USAGE_BREAKDOWNS=MappingProxyType({}),
     USAGE_NO_OUTPUT=(),
-    # 002 input_tokens includes the web evidence Parallel retrieves for the answers (its
-    # live example bills 4,212 tokens for a state and question of a few dozen), which no
-    # request holds: only the low bound of the estimate (the state plus the largest
-    # question, each of which the evidence is weighed against) applies.
+    # 002 input_tokens includes the web evidence Parallel retrieves for the answers, which no
+    # request holds (REPORTED_INPUT_BEYOND_REQUEST above): only the low bound of the estimate
+    # applies to it.
     USAGE_INPUT="input_tokens",
     USAGE_FIRST_TURN_INPUT=None,
-    USAGE_ESTIMATE_BOUNDS=("low",),
     BLOCK_REASONS=(),  # 002 has no prompt feedback
     ERROR_BODY_TYPES=("error",),  # 002 ErrorResponse.type const "error"
 )
@@ -1196,7 +1196,12 @@ _RULE_LIST: tuple[Rule, ...] = (
         "The reported input tokens are outside the offline estimate of the request: the "
         "estimate is off, worth reporting with the request.",
         _W,
-        limits=("USAGE_INPUT", "USAGE_FIRST_TURN_INPUT", "USAGE_ESTIMATE_BOUNDS"),
+        limits=(
+            "USAGE_INPUT",
+            "USAGE_FIRST_TURN_INPUT",
+            "REPORTED_INPUT_BEYOND_REQUEST",
+            "USAGE_AGAINST_ESTIMATE",
+        ),
     ),
     Rule("answer.missing", "A question of the request has no answer."),
     Rule("answer.extra", "An answer has a key that is not a question of the request."),

@@ -443,9 +443,9 @@ def test_no_estimate_is_made_where_no_bound_applies(monkeypatch: pytest.MonkeyPa
         raise AssertionError("the request was estimated")
 
     monkeypatch.setattr(usage_module, "estimate", refuse)
-    off = GEMINI.derive(USAGE_ESTIMATE_BOUNDS=())
+    off = GEMINI.derive(USAGE_AGAINST_ESTIMATE=False)
     assert list(iter_response_problems(_gemini_body(0), request=GEMINI_REQUEST, limits=off)) == []
-    low_only = GEMINI.derive(USAGE_ESTIMATE_BOUNDS=("low",))
+    low_only = GEMINI.derive(REPORTED_INPUT_BEYOND_REQUEST=True)
     blocked = _blocked(10**6)
     assert list(iter_response_problems(blocked, request=GEMINI_REQUEST, limits=low_only)) == []
     no_input = {**GEMINI_RESPONSE, "usage": {"total_tokens": 5}}
@@ -538,7 +538,7 @@ def test_the_examples_of_the_tests_add_up() -> None:
     ):
         assert _usage_problems(body, request, "gemini") == []
     assert _usage_problems(PARALLEL_RESPONSE, PARALLEL_REQUEST, "parallel") == []
-    assert PARALLEL.USAGE_ESTIMATE_BOUNDS == ("low",)
+    assert PARALLEL.REPORTED_INPUT_BEYOND_REQUEST and not GEMINI.REPORTED_INPUT_BEYOND_REQUEST
 
 
 # --------------------------------------------------------------------------------------

@@ -17,7 +17,9 @@ that the answers are wrong:
 * when the request is known, reported input tokens outside the offline estimate of it
   (:func:`decisions_input.budget.estimate`): the estimate is off for that request, and the
   problem says in which direction and by how much (``usage.outside_estimate``,
-  ``Limits.USAGE_INPUT``, ``USAGE_FIRST_TURN_INPUT``, ``USAGE_ESTIMATE_BOUNDS``).
+  ``Limits.USAGE_INPUT``, ``USAGE_FIRST_TURN_INPUT``, ``REPORTED_INPUT_BEYOND_REQUEST``,
+  ``USAGE_AGAINST_ESTIMATE``), judged by :func:`~decisions_input.reported_usage.compare_usage`
+  as ``decisions-input estimate --against`` judges it.
 
 The limits table states which counts are parts of which, with the reading of the seeds
 chosen where they are vague; every seed example response is consistent under it. A count
@@ -38,6 +40,7 @@ from collections.abc import Iterator, Mapping
 from ..budget import Estimate, estimate
 from ..errors import DecisionsInputError, Path, Problem
 from ..limits import target_of
+from ..reported_usage import compare_usage
 from ._common import _is_integer, _list, _problem
 from .context import _Ctx, _Hook
 
@@ -168,23 +171,24 @@ def _off(name: str, found: int, bound: int, est: Estimate, *, low: bool) -> str:
 def _against_estimate(usage: dict[str, object], path: Path, ctx: _Ctx) -> Iterator[Problem]:
     limits = ctx.limits
     reported = _count(usage, limits.USAGE_INPUT)
-    low_applies = "low" in limits.USAGE_ESTIMATE_BOUNDS and not ctx.blocked
-    high_applies = "high" in limits.USAGE_ESTIMATE_BOUNDS
-    if reported is None or ctx.expect is None or not (low_applies or high_applies):
+    if reported is None or ctx.expect is None or not limits.USAGE_AGAINST_ESTIMATE:
         return
+    if ctx.blocked and limits.REPORTED_INPUT_BEYOND_REQUEST:
+        return  # neither bound stands for the request
     est = _estimate(ctx)
     if est is None:
         return
-    if low_applies and reported < est.total.low:
-        message = _off(limits.USAGE_INPUT, reported, est.total.low, est, low=True)
+    total = compare_usage(est, input_tokens=reported, limits=limits).total
+    if total is not None and total.verdict == "below" and not ctx.blocked:
+        message = _off(limits.USAGE_INPUT, reported, total.low, est, low=True)
         yield _problem((*path, limits.USAGE_INPUT), "usage.outside_estimate", message)
     name, count = limits.USAGE_INPUT, reported
     first = _count(usage, limits.USAGE_FIRST_TURN_INPUT)
     if limits.USAGE_FIRST_TURN_INPUT is not None and first is not None:
         name, count = limits.USAGE_FIRST_TURN_INPUT, first
-    measured = all(part.measured for part in est.parts)
-    if high_applies and measured and count > est.total.high:
-        message = _off(name, count, est.total.high, est, low=False)
+    held = compare_usage(est, input_tokens=count, limits=limits).total
+    if held is not None and held.verdict == "above" and held.measured and held.high is not None:
+        message = _off(name, count, held.high, est, low=False)
         yield _problem((*path, name), "usage.outside_estimate", message)
 
 
