@@ -125,11 +125,14 @@ def _run(entry: Format, src: Source) -> Detected | None:
         )
 
 
+_PACKAGE = Path(__file__).resolve().parent.parent  # the decisions_input folder
+
+
 def _where(exc: BaseException) -> str:
     """Name the innermost place of the library a failure came from, for a bug report."""
     place = "?"
     for frame in traceback.extract_tb(exc.__traceback__):
-        if "decisions_input" in frame.filename:
+        if Path(frame.filename).resolve().is_relative_to(_PACKAGE):
             place = f"{Path(frame.filename).name}:{frame.lineno}"
     return place
 
