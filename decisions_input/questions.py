@@ -15,7 +15,7 @@ from typing import Any
 
 from ._types import JSON, JSONObject
 from .blocks import TextBlock
-from .checks import check_question
+from .checks import check_question, json_type
 from .errors import InvalidInput, Problem, Severity
 from .limits import GEMINI, Limits
 
@@ -137,6 +137,17 @@ def choice(
             ]
         )
     if not isinstance(options, Mapping):
+        not_ids = [
+            Problem(
+                ("criteria", index),
+                "schema.type",
+                f"expected a string option ID, found {json_type(option_id)}",
+            )
+            for index, option_id in enumerate(options)
+            if type(option_id) is not str
+        ]
+        if not_ids:
+            raise InvalidInput(not_ids)
         seen: set[object] = set()
         repeats = []
         for option_id in options:
