@@ -1,0 +1,113 @@
+"""Where each target's inputs come from: a hypothesis strategy, a byte mutator, or both.
+
+:func:`hypothesis_source` gives a strategy and the function that turns what it draws into
+a :class:`~fuzz.cases.Case`; :func:`mutation_source` gives a function that returns the next
+mutated case, every choice drawn from the ``random.Random`` it is given.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from fuzz.calls import builder_calls, encode_call
+from fuzz.cases import Case
+from fuzz.check_cli import FORMATS
+from fuzz.corpus import json_examples, media_files, request_texts, spec_files
+from fuzz.forms import text_of
+from fuzz.mutate import JSON_TOKENS, MEDIA_TOKENS, Mutator
+
+__all__ = ["hypothesis_source", "mutation_source"]
+
+# Media given to ``sniff`` on the command line are kept small: the command is slower.
+_CLI_MEDIA_BYTES = 65_536
+
+
+def _request_case(drawn: tuple[str, Any]) -> Case:
+    api, body = drawn
+    return Case("requests", text_of(body), api)
+
+
+def _reply_case(drawn: tuple[str, str, Any, Any]) -> Case:
+    kind, api, body, request = drawn
+    return Case(
+        "responses", text_of(body), api, kind, None if request is None else text_of(request)
+    )
+
+
+def hypothesis_source(target: str) -> tuple[st.SearchStrategy[Any], Callable[[Any], Case]] | None:
+    """The strategy of a target and how a drawn value becomes a case, or None."""
+    if target == "requests":
+        from fuzz.bodies import request_bodies
+
+        return request_bodies(), _request_case
+    if target == "responses":
+        from fuzz.replies import reply_cases
+
+        return reply_cases(), _reply_case
+    if target == "builders":
+        return builder_calls(), lambda call: Case("builders", encode_call(call), kind=call.name)
+    return None
+
+
+def _seeds(target: str, extra: Sequence[Case]) -> list[Case]:
+    """The cases a target's mutator starts from."""
+    found = [case for case in extra if case.target == target]
+    if target == "requests":
+        found += [Case("requests", data, api) for api, data in request_texts()]
+    elif target == "responses":
+        found += [
+            Case("responses", json.dumps(value).encode(), api, kind)
+            for api, kind, value in json_examples()
+            if kind != "request"
+        ]
+    elif target == "media":
+        found += [Case("media", path.read_bytes()) for path in media_files()]
+    elif target == "cli":
+        found += _cli_seeds()
+    return found
+
+
+def _cli_seeds() -> list[Case]:
+    found = []
+    for api, data in request_texts():
+        found += [
+            Case("cli", data, api, f"{command}.") for command in ("validate", "stdin", "estimate")
+        ]
+    for api, kind, value in json_examples():
+        if kind == "response":
+            found.append(Case("cli", json.dumps(value).encode(), api, "checkresponse."))
+    found += [Case("cli", path.read_bytes(), "gemini", "build.") for path in spec_files()]
+    found += [
+        Case("cli", path.read_bytes(), "gemini", "sniff.")
+        for path in media_files()
+        if path.stat().st_size <= _CLI_MEDIA_BYTES
+    ]
+    return found
+
+
+def mutation_source(
+    target: str, rng: random.Random, extra: Sequence[Case] = ()
+) -> Callable[[], Case] | None:
+    """A function returning the target's next mutated case, or None when it has no corpus."""
+    seeds = _seeds(target, extra)
+    if not seeds:
+        return None
+    tokens = MEDIA_TOKENS if target == "media" else JSON_TOKENS
+    mutator = Mutator(rng.randrange(2**32), [case.data for case in seeds], tokens)
+
+    def next_case() -> Case:
+        seed = mutator.random.choice(seeds)
+        case = Case(seed.target, mutator.mutate(seed.data), seed.api, seed.kind, seed.request)
+        if target == "cli":
+            command = case.kind.split(".", 1)[0]
+            fmt = mutator.random.choice(FORMATS[command])
+            api = mutator.random.choice(("gemini", "parallel"))
+            return Case("cli", case.data, api, f"{command}.{fmt}", case.request)
+        return case
+
+    return next_case

@@ -1,0 +1,113 @@
+"""Properties of the problems the library reports on one JSON input, in all its forms.
+
+- every code is a rule of ``decisions_input.RULES``;
+- no problem is a failure of the library itself: never ``internal.error``, and never a
+  wrong-type problem at the root of a body that is a JSON object (what a last-resort guard
+  says when it turns an internal exception into a problem about something else);
+- every path resolves in the input;
+- the forms agree: the same verdict and the same error codes where they compare;
+- nothing the bundled schema refuses is accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import decisions_input as di
+from fuzz.forms import Forms
+from fuzz.oracle import schema_refusal
+from fuzz.probe import Probe
+from fuzz.tree import resolve
+
+__all__ = ["INTERNAL_CODE", "check_problems", "compare_forms", "check_schema", "error_codes"]
+
+INTERNAL_CODE = "internal.error"
+
+# Codes only bytes can have: the text they stand for, given as ``str``, is decoded already.
+_BYTES_ONLY = frozenset({"json.encoding"})
+
+# The codes a wrong type at the root of a body is reported under.
+_ROOT_TYPE_CODES = frozenset({"schema.type", "response.type"})
+
+
+def error_codes(problems: Sequence[di.Problem]) -> frozenset[str]:
+    """The codes of the errors among the problems."""
+    return frozenset(p.code for p in problems if p.is_error)
+
+
+def check_problems(probe: Probe, form: str, problems: Sequence[di.Problem], forms: Forms) -> None:
+    """Check each problem of one form: known code, not internal, a path that resolves."""
+    for problem in problems:
+        if problem.code not in di.RULES:
+            probe.fail("unknown-code", f"{form}: {problem}", problem.code)
+        if problem.code == INTERNAL_CODE:
+            probe.fail("internal-error", f"{form}: {problem.message}", _first_word(problem))
+        elif (
+            problem.code in _ROOT_TYPE_CODES
+            and problem.path == ()
+            and forms.parsed
+            and isinstance(forms.value, dict)
+        ):
+            probe.fail(
+                "internal-error",
+                f"{form}: a JSON object reported as the wrong type at $: {problem.message}",
+                _first_word(problem),
+            )
+        if forms.parsed:
+            try:
+                resolve(forms.value, problem.path)
+            except (LookupError, TypeError):
+                probe.fail("path-unresolved", f"{form}: {problem}", problem.code)
+
+
+def _first_word(problem: di.Problem) -> str:
+    """The part of a message that names the exception, without the varying rest."""
+    head = problem.message.split(":")
+    return ":".join(head[:2])[:80] if len(head) > 1 else problem.code
+
+
+def compare_forms(probe: Probe, results: dict[str, Sequence[di.Problem]], forms: Forms) -> None:
+    """The forms agree: ``str`` with ``bytes`` always, the mapping when the text is clean.
+
+    ``json.encoding`` (bytes that look like UTF-16 or UTF-32) is a finding about bytes
+    only: the same text as ``str`` has no encoding; the verdict must still agree.
+    """
+    pairs = [("bytes", "str")]
+    if forms.clean:
+        pairs.append(("bytes", "mapping"))
+    for left, right in pairs:
+        if left not in results or right not in results:
+            continue
+        ours, theirs = error_codes(results[left]), error_codes(results[right])
+        if ours - _BYTES_ONLY and ours != theirs and ours - _BYTES_ONLY == theirs:
+            continue
+        if ours != theirs:
+            only_left = ",".join(sorted(ours - theirs)) or "-"
+            only_right = ",".join(sorted(theirs - ours)) or "-"
+            detail = f"errors on {left} only: {only_left}; on {right} only: {only_right}"
+            # One defect shows as codes on one side, and whatever else on the other.
+            where = f"{left}/{right}: " + (f"+{only_left}" if ours - theirs else f"-{only_right}")
+            probe.fail("forms-disagree", detail, where)
+
+
+def check_schema(
+    probe: Probe,
+    results: dict[str, Sequence[di.Problem]],
+    forms: Forms,
+    *,
+    kind: str,
+    api: str,
+) -> None:
+    """Whatever the bundled schema refuses, every form refuses too."""
+    if not forms.parsed:
+        return
+    refusal = schema_refusal(forms.value, kind=kind, target=api)
+    if refusal is None:
+        return
+    for form, problems in results.items():
+        if not error_codes(problems):
+            probe.fail(
+                "schema-refused",
+                f"{form}: the schema refuses {refusal.message}; the library finds no error",
+                f"{kind}/{api} {refusal.where}",
+            )
