@@ -3,14 +3,16 @@ pairs of the public API.
 
 For each form of the body: only the library's own exceptions, the problem properties of
 :mod:`fuzz.verdicts`, the forms agreeing, nothing the bundled schema refuses accepted;
-and ``parse_*`` raises ``InvalidInput`` exactly when ``iter_*`` finds an error.
+``parse_*`` raises ``InvalidInput`` exactly when ``iter_*`` finds an error; and what it
+parses can be used as the README shows (answer helpers, ``uncertain``) without a foreign
+exception.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import decisions_input as di
@@ -85,7 +87,9 @@ def _check_parse(
     probe: Probe, form: str, parse: Callable[[], object], problems: Sequence[di.Problem]
 ) -> None:
     """``parse_*`` raises ``InvalidInput`` exactly when there is an error, listing them."""
-    _, raised = probe.call(f"parse({form})", parse)
+    parsed, raised = probe.call(f"parse({form})", parse)
+    if parsed is not None:
+        _use(probe, parsed)
     errors = error_codes(problems)
     if raised is None and errors:
         codes = ",".join(sorted(errors))
@@ -95,3 +99,21 @@ def _check_parse(
     elif isinstance(raised, di.InvalidInput) and frozenset(raised.codes) != errors:
         ours, theirs = ",".join(sorted(raised.codes)), ",".join(sorted(errors))
         probe.fail("parse-disagrees", f"{form}: parse says {ours}, iter says {theirs}", "codes")
+
+
+_THRESHOLD = 0.6
+
+
+def _use(probe: Probe, parsed: object) -> None:
+    """Use a parsed response as the README shows: each answer's helpers, ``uncertain``."""
+    answers = getattr(parsed, "answers", None)
+    if isinstance(answers, Mapping):
+        for answer in answers.values():
+            for name in ("winner", "certainty", "level", "blocked"):
+                probe.call(f"answer.{name}", functools.partial(getattr, answer, name, None))
+            helper = getattr(answer, "is_uncertain", None)
+            if callable(helper):
+                probe.call("answer.is_uncertain", functools.partial(helper, _THRESHOLD))
+    uncertain = getattr(parsed, "uncertain", None)
+    if callable(uncertain):
+        probe.call("uncertain", functools.partial(uncertain, _THRESHOLD))
