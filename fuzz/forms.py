@@ -1,10 +1,11 @@
 """The three forms of one JSON input (mapping, ``str``, ``bytes``) and when they compare.
 
 The library takes a body as a parsed value or as JSON text. Text says more than the value
-it parses to (repeated member names, NaN, lone surrogate escapes, numbers beyond a double,
-a BOM), so the verdicts on text and on the value are compared only when the text says
-nothing of the kind: then the two must agree exactly. ``str`` and ``bytes`` of the same
-text always compare.
+it parses to (repeated member names, NaN, lone surrogate escapes, a fraction or exponent
+beyond a double, which parses to infinity, a BOM), so the verdicts on text and on the value
+are compared only when the text says nothing of the kind: then the two must agree exactly.
+An integer beyond a double is no such thing: the value holds it exactly, and must be refused
+as the text is. ``str`` and ``bytes`` of the same text always compare.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,12 +79,6 @@ class _Hazards:
         self.found.add("non-finite number")
         return float(name)
 
-    def integer(self, text: str) -> int:
-        value = int(text)
-        if abs(value) > sys.float_info.max:
-            self.found.add("number beyond a double")
-        return value
-
     def number(self, text: str) -> float:
         value = float(text)
         if math.isinf(value):
@@ -106,7 +100,6 @@ def forms_of(data: bytes) -> Forms:
             text,
             object_pairs_hook=hazards.pairs,
             parse_constant=hazards.constant,
-            parse_int=hazards.integer,
             parse_float=hazards.number,
         )
     except (ValueError, RecursionError):
