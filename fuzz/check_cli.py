@@ -130,7 +130,9 @@ def _check_run(probe: Probe, kind: str, status: object, stdout: str, stderr: str
     found = _INTERNAL.search(stderr)
     if found:
         line = stderr[found.start() :].splitlines()[0]
-        probe.fail("cli-internal", f"{kind}: {line}", f"{kind.split('.')[0]} {found.group(1)}")
+        # The output format names the renderer that failed, whichever command fed it.
+        fmt = kind.split(".", 1)[1]
+        probe.fail("cli-internal", f"{kind}: {line}", f"--format {fmt} {found.group(1)}")
 
 
 def _check_document(probe: Probe, kind: str, stdout: str) -> None:

@@ -44,7 +44,7 @@ COMPONENTS: dict[tuple[str, str], tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why the schema refuses a value: the schema keyword's place, and the message."""
+    """Why the schema refuses a value: the member and keyword of the schema, and the message."""
 
     where: str
     message: str
@@ -74,5 +74,7 @@ def schema_refusal(value: Any, *, kind: str, target: str) -> Refusal | None:
     if error is None:
         return None
     place = "$" + "".join(f"[{step!r}]" for step in error.absolute_path)
-    keyword = "/".join(str(step) for step in error.relative_schema_path)
+    # The member and the keyword (``modality/enum``) name the rule; the same rule met in
+    # several places (every ``*_by_modality`` array) is one finding.
+    keyword = "/".join(str(step) for step in list(error.relative_schema_path)[-2:])
     return Refusal(keyword, f"{place}: {error.message}"[:300])
