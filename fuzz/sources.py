@@ -1,5 +1,8 @@
 """Where each target's inputs come from: a hypothesis strategy, a byte mutator, or both.
 
+The strategies of :mod:`fuzz.bodies`, :mod:`fuzz.replies` and :mod:`fuzz.calls` are joined
+by those the suite's property tests use (``tests/strategies.py``).
+
 :func:`hypothesis_source` gives a strategy and the function that turns what it draws into
 a :class:`~fuzz.cases.Case`; :func:`mutation_source` gives a function that returns the next
 mutated case, every choice drawn from the ``random.Random`` it is given.
@@ -20,6 +23,7 @@ from fuzz.check_cli import FORMATS
 from fuzz.corpus import json_examples, media_files, request_texts, spec_files
 from fuzz.forms import text_of
 from fuzz.mutate import JSON_TOKENS, MEDIA_TOKENS, Mutator
+from tests import strategies as shared
 
 __all__ = ["hypothesis_source", "mutation_source"]
 
@@ -27,9 +31,9 @@ __all__ = ["hypothesis_source", "mutation_source"]
 _CLI_MEDIA_BYTES = 65_536
 
 
-def _request_case(drawn: tuple[str, Any]) -> Case:
-    api, body = drawn
-    return Case("requests", text_of(body), api)
+def _request_case(drawn: tuple[str, bytes]) -> Case:
+    api, data = drawn
+    return Case("requests", data, api)
 
 
 def _reply_case(drawn: tuple[str, str, Any, Any]) -> Case:
@@ -42,16 +46,32 @@ def _reply_case(drawn: tuple[str, str, Any, Any]) -> Case:
 def hypothesis_source(target: str) -> tuple[st.SearchStrategy[Any], Callable[[Any], Case]] | None:
     """The strategy of a target and how a drawn value becomes a case, or None."""
     if target == "requests":
-        from fuzz.bodies import request_bodies
+        from fuzz.bodies import TARGETS, request_bodies
 
-        return request_bodies(), _request_case
+        # The suite's JSON texts with hazards (repeated names, NaN, lone surrogate escapes)
+        # go with the generated bodies.
+        hazards = st.tuples(
+            st.sampled_from(TARGETS), shared.json_texts_with_hazards.map(str.encode)
+        )
+        generated = request_bodies().map(lambda pair: (pair[0], text_of(pair[1])))
+        return st.one_of(generated, hazards), _request_case
     if target == "responses":
         from fuzz.replies import reply_cases
 
-        return reply_cases(), _reply_case
+        return st.one_of(reply_cases(), _shared_replies()), _reply_case
     if target == "builders":
         return builder_calls(), lambda call: Case("builders", encode_call(call), kind=call.name)
     return None
+
+
+def _shared_replies() -> st.SearchStrategy[tuple[str, str, Any, Any]]:
+    """The suite's loosely shaped replies: any member, plausible or arbitrary values."""
+    apis = st.sampled_from(("gemini", "parallel"))
+    return st.one_of(
+        st.tuples(st.just("response"), apis, shared.response_bodies, shared.response_requests),
+        st.tuples(st.just("error"), apis, shared.error_bodies, st.none()),
+        st.tuples(st.just("signals"), st.just("gemini"), shared.signals_bodies, st.none()),
+    )
 
 
 def _seeds(target: str, extra: Sequence[Case]) -> list[Case]:
