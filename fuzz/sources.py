@@ -100,9 +100,12 @@ def _cli_seeds() -> list[Case]:
         found += [
             Case("cli", data, api, f"{command}.") for command in ("validate", "stdin", "estimate")
         ]
+    requests = dict(reversed(request_texts()))  # the first request of each target
     for api, kind, value in json_examples():
         if kind == "response":
-            found.append(Case("cli", json.dumps(value).encode(), api, "checkresponse."))
+            body = json.dumps(value).encode()
+            found.append(Case("cli", body, api, "checkresponse."))
+            found.append(Case("cli", body, api, "checkresponse.", requests.get(api)))
     found += [Case("cli", path.read_bytes(), "gemini", "build.") for path in spec_files()]
     found += [
         Case("cli", path.read_bytes(), "gemini", "sniff.")
