@@ -57,10 +57,14 @@ def _check_in_request(probe: Probe, name: str, built: Any, limits: di.Limits) ->
     if name not in _QUESTIONS and not limits.INPUT_BLOCK_TYPES:
         return  # a target without content blocks has no place for a block
     request, raised = probe.call("Request", lambda: _request(name, built, limits))
-    if isinstance(raised, di.InvalidInput) and set(raised.codes) <= _BUDGET:
+    if isinstance(raised, di.InvalidInput) and error_codes(raised.problems) <= _BUDGET:
         return
     if request is None:
-        codes = ",".join(raised.codes) if isinstance(raised, di.InvalidInput) else repr(raised)
+        codes = (
+            ",".join(sorted(error_codes(raised.problems)))
+            if isinstance(raised, di.InvalidInput)
+            else repr(raised)
+        )
         probe.fail(
             "built-block-refused", f"{name} built it, Request refused: {codes}", f"{name} {codes}"
         )

@@ -103,10 +103,14 @@ def _check_built(probe: Probe, block: di.MediaBlock, data: bytes) -> None:
             questions={"q": di.noul("Is it?")},
         ),
     )
-    if isinstance(raised, di.InvalidInput) and set(raised.codes) <= _BUDGET:
+    if isinstance(raised, di.InvalidInput) and error_codes(raised.problems) <= _BUDGET:
         return
     if request is None:
-        codes = ",".join(sorted(raised.codes)) if isinstance(raised, di.InvalidInput) else ""
+        codes = (
+            ",".join(sorted(error_codes(raised.problems)))
+            if isinstance(raised, di.InvalidInput)
+            else ""
+        )
         detail = f"Request refused a built {block.mime_type}: {raised}"
         probe.fail("built-block-refused", detail, f"{block.mime_type} {codes}")
         return
