@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fuzz.cases import TARGETS, Case, iter_cases, load_case, save_case
+from fuzz.hypothesis_engine import HypothesisEngine
+from fuzz.mutate import minimize
 from fuzz.probe import Failure
 from fuzz.properties import check_case
 from fuzz.sources import hypothesis_source, mutation_source
@@ -101,8 +103,6 @@ def _run_mutation(session: Session, next_case: Callable[[], Case], until: float)
 
 
 def _minimize(session: Session, case: Case, same: Callable[[list[Failure]], bool]) -> bytes:
-    from fuzz.mutate import minimize
-
     def fails(data: bytes) -> bool:
         return same(session.check(dataclasses.replace(case, data=data)))
 
@@ -134,8 +134,6 @@ def run_target(session: Session, target: str, seconds: float, seed: int) -> None
 def _hypothesis_engine(
     session: Session, target: str, source: tuple[Any, Callable[[Any], Case]], seed: int
 ) -> Callable[[float], None]:
-    from fuzz.hypothesis_engine import HypothesisEngine
-
     strategy, to_case = source
     engine = HypothesisEngine(session, target, strategy, to_case, seed)
     return engine.run_until
