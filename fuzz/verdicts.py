@@ -23,8 +23,9 @@ __all__ = ["INTERNAL_CODE", "check_problems", "compare_forms", "check_schema", "
 
 INTERNAL_CODE = "internal.error"
 
-# Codes only bytes can have: the text they stand for, given as ``str``, is decoded already.
-_BYTES_ONLY = frozenset({"json.encoding"})
+# Bytes that look like UTF-16 or UTF-32 are read in that encoding to tell what else is
+# wrong; the same bytes decoded as UTF-8 and given as ``str`` are another text.
+_OTHER_ENCODING = "json.encoding"
 
 # The codes a wrong type at the root of a body is reported under.
 _ROOT_TYPE_CODES = frozenset({"schema.type", "response.type"})
@@ -69,8 +70,8 @@ def _first_word(problem: di.Problem) -> str:
 def compare_forms(probe: Probe, results: dict[str, Sequence[di.Problem]], forms: Forms) -> None:
     """The forms agree: ``str`` with ``bytes`` always, the mapping when the text is clean.
 
-    ``json.encoding`` (bytes that look like UTF-16 or UTF-32) is a finding about bytes
-    only: the same text as ``str`` has no encoding; the verdict must still agree.
+    Bytes with ``json.encoding`` (they look like UTF-16 or UTF-32) are read in that
+    encoding, and the ``str`` of them is another text: only the verdicts compare then.
     """
     pairs = [("bytes", "str")]
     if forms.clean:
@@ -79,8 +80,8 @@ def compare_forms(probe: Probe, results: dict[str, Sequence[di.Problem]], forms:
         if left not in results or right not in results:
             continue
         ours, theirs = error_codes(results[left]), error_codes(results[right])
-        if ours - _BYTES_ONLY and ours != theirs and ours - _BYTES_ONLY == theirs:
-            continue
+        if _OTHER_ENCODING in ours and theirs:
+            continue  # both refuse, and only the verdict compares
         if ours != theirs:
             only_left = ",".join(sorted(ours - theirs)) or "-"
             only_right = ",".join(sorted(theirs - ours)) or "-"

@@ -132,12 +132,15 @@ def test_forms_that_disagree_are_caught() -> None:
     ]
 
 
-def test_encoding_is_told_on_bytes_only() -> None:
+def test_bytes_in_another_encoding_compare_by_verdict() -> None:
     probe = Probe()
     syntax = di.Problem((), "json.syntax", "x")
     encoding = di.Problem((), "json.encoding", "x")
-    compare_forms(probe, {"bytes": [encoding, syntax], "str": [syntax]}, OBJECT)
+    trailing = di.Problem((), "json.trailing_data", "x")
+    compare_forms(probe, {"bytes": [encoding, trailing], "str": [syntax]}, OBJECT)
     assert probe.failures == []
+    compare_forms(probe, {"bytes": [encoding], "str": []}, OBJECT)
+    assert [f.where for f in probe.failures] == ["bytes/str: +json.encoding"]
 
 
 def test_foreign_exception_is_caught_with_its_place() -> None:
