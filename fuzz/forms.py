@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Forms", "forms_of", "has_surrogate", "text_of"]
+from fuzz.tree import resolve
+
+__all__ = ["Forms", "Members", "forms_of", "has_surrogate", "text_of"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -27,7 +30,9 @@ class Forms:
 
     ``value`` is what Python's lenient ``json.loads`` makes of the text (None with
     ``parsed`` False when it cannot); ``clean`` is True when the text holds nothing the
-    value loses, so that the mapping form must get the verdict the text gets.
+    value loses, so that the mapping form must get the verdict the text gets. When a name
+    is repeated in an object, ``members`` holds every member of every object as
+    :class:`Members` (the value keeps only the last of each name).
     """
 
     data: bytes
@@ -35,6 +40,16 @@ class Forms:
     parsed: bool
     value: Any
     clean: bool
+    members: Any = None
+
+    def in_text(self, path: Sequence[str | int]) -> bool:
+        """True when the path leads to a place in the text, through any repeated member."""
+        if self.members is None:
+            return _resolves(self.value, path)
+        places = [self.members]
+        for step in path:
+            places = [child for place in places for child in _children(place, step)]
+        return bool(places)
 
     def items(self) -> list[tuple[str, Any]]:
         """(name, body) of every form the input has: ``bytes``, ``str``, ``mapping``."""
@@ -45,6 +60,26 @@ class Forms:
             # A string value would be read as JSON text again: it is not a mapping form.
             found.append(("mapping", self.value))
         return found
+
+
+class Members(list[tuple[str, Any]]):
+    """The members of one object in text order, repeated names included."""
+
+
+def _children(node: Any, step: str | int) -> list[Any]:
+    if isinstance(node, Members) and isinstance(step, str):
+        return [value for name, value in node if name == step]
+    if isinstance(node, list) and not isinstance(node, Members) and type(step) is int:
+        return [node[step]] if -len(node) <= step < len(node) else []
+    return []
+
+
+def _resolves(value: Any, path: Sequence[str | int]) -> bool:
+    try:
+        resolve(value, tuple(path))
+    except (LookupError, TypeError):
+        return False
+    return True
 
 
 def has_surrogate(value: Any) -> bool:
@@ -105,7 +140,10 @@ def forms_of(data: bytes) -> Forms:
     except (ValueError, RecursionError):
         return Forms(data, text, False, None, False)
     clean = not hazards.found and not has_surrogate(value)
-    return Forms(data, text, True, value, clean)
+    members = None
+    if "duplicate member" in hazards.found:
+        members = json.loads(text, object_pairs_hook=Members, parse_constant=float)
+    return Forms(data, text, True, value, clean, members)
 
 
 def text_of(value: Any) -> bytes:

@@ -17,7 +17,7 @@ import decisions_input as di
 from fuzz.forms import Forms
 from fuzz.oracle import schema_refusal
 from fuzz.probe import Probe
-from fuzz.tree import resolve
+from fuzz.tree import Path, resolve
 
 __all__ = ["INTERNAL_CODE", "check_problems", "compare_forms", "check_schema", "error_codes"]
 
@@ -54,11 +54,19 @@ def check_problems(probe: Probe, form: str, problems: Sequence[di.Problem], form
                 f"{form}: a JSON object reported as the wrong type at $: {problem.message}",
                 _first_word(problem),
             )
-        if forms.parsed:
-            try:
-                resolve(forms.value, problem.path)
-            except (LookupError, TypeError):
-                probe.fail("path-unresolved", f"{form}: {problem}", problem.code)
+        if forms.parsed and not _resolves(form, forms, problem.path):
+            probe.fail("path-unresolved", f"{form}: {problem}", problem.code)
+
+
+def _resolves(form: str, forms: Forms, path: Path) -> bool:
+    """A mapping's paths lead into the mapping; a text's into the text, any repeated member."""
+    if form != "mapping":
+        return forms.in_text(path)
+    try:
+        resolve(forms.value, path)
+    except (LookupError, TypeError):
+        return False
+    return True
 
 
 def _first_word(problem: di.Problem) -> str:

@@ -123,6 +123,15 @@ def test_problems_that_resolve_pass() -> None:
     assert probe.failures == []
 
 
+def test_paths_into_a_repeated_member_resolve() -> None:
+    repeated = forms_of(b'{"a": {"b": [1]}, "a": null}')
+    probe = Probe()
+    check_problems(probe, "bytes", [di.Problem(("a", "b", 0), "json.duplicate_key", "x")], repeated)
+    assert probe.failures == []
+    check_problems(probe, "bytes", [di.Problem(("a", "c"), "json.duplicate_key", "x")], repeated)
+    assert [f.prop for f in probe.failures] == ["path-unresolved"]
+
+
 def test_forms_that_disagree_are_caught() -> None:
     probe = Probe()
     error = di.Problem((), "json.too_deep", "x")
