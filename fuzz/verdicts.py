@@ -94,8 +94,14 @@ def compare_forms(probe: Probe, results: dict[str, Sequence[di.Problem]], forms:
             only_left = ",".join(sorted(ours - theirs)) or "-"
             only_right = ",".join(sorted(theirs - ours)) or "-"
             detail = f"errors on {left} only: {only_left}; on {right} only: {only_right}"
-            # One defect shows as codes on one side, and whatever else on the other.
+            # One defect shows as codes on one side, and whatever else on the other; a reader
+            # that stops at a text problem both sides see (json.too_deep) loses whatever
+            # came after it, so those codes do not tell one defect from another.
             where = f"{left}/{right}: " + (f"+{only_left}" if ours - theirs else f"-{only_right}")
+            shared = sorted(code for code in ours & theirs if code.startswith("json."))
+            if shared:
+                side = "+" if ours - theirs else "-"
+                where = f"{left}/{right}: {side} past {','.join(shared)}"
             probe.fail("forms-disagree", detail, where)
 
 

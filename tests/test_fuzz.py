@@ -141,6 +141,16 @@ def test_forms_that_disagree_are_caught() -> None:
     ]
 
 
+def test_codes_lost_past_a_shared_text_problem_are_one_failure() -> None:
+    probe = Probe()
+    deep = di.Problem((), "json.too_deep", "x")
+    for lost in ("schema.unknown_member", "schema.required"):
+        compare_forms(
+            probe, {"bytes": [deep], "mapping": [deep, di.Problem((), lost, "x")]}, OBJECT
+        )
+    assert {f.where for f in probe.failures} == {"bytes/mapping: - past json.too_deep"}
+
+
 def test_bytes_in_another_encoding_compare_by_verdict() -> None:
     probe = Probe()
     syntax = di.Problem((), "json.syntax", "x")
