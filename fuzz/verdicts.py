@@ -100,8 +100,7 @@ def compare_forms(probe: Probe, results: dict[str, Sequence[di.Problem]], forms:
             where = f"{left}/{right}: " + (f"+{only_left}" if ours - theirs else f"-{only_right}")
             shared = sorted(code for code in ours & theirs if code.startswith("json."))
             if shared:
-                side = "+" if ours - theirs else "-"
-                where = f"{left}/{right}: {side} past {','.join(shared)}"
+                where = f"{left}/{right}: differ past {','.join(shared)}"
             probe.fail("forms-disagree", detail, where)
 
 

@@ -148,7 +148,9 @@ def test_codes_lost_past_a_shared_text_problem_are_one_failure() -> None:
         compare_forms(
             probe, {"bytes": [deep], "mapping": [deep, di.Problem((), lost, "x")]}, OBJECT
         )
-    assert {f.where for f in probe.failures} == {"bytes/mapping: - past json.too_deep"}
+    early = di.Problem((), "json.number_range", "x")
+    compare_forms(probe, {"bytes": [deep, early], "mapping": [deep]}, OBJECT)
+    assert {f.where for f in probe.failures} == {"bytes/mapping: differ past json.too_deep"}
 
 
 def test_bytes_in_another_encoding_compare_by_verdict() -> None:
