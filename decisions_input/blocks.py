@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ._pickling import rebuild_fields, thaw
 from ._types import JSONObject, Source
-from .checks import check_media_block, check_text_block
+from .checks import check_media_block, check_text_block, json_type
 from .errors import InvalidInput, NotPicklable, Problem, Severity, SourceError
 from .limits import GEMINI, Limits
 
@@ -240,6 +240,8 @@ def sniff(src: Source, *, declared: str | None = None, limits: Limits = GEMINI) 
     from .sniffing import sniff_stream
     from .sources import open_source
 
+    if declared is not None and type(declared) is not str:
+        raise InvalidInput([_not_a_string(declared, ("mime_type",), "a MIME type string")])
     with open_source(src) as opened:
         return sniff_stream(opened.stream, opened.size, declared=declared, limits=limits)
 
@@ -335,6 +337,10 @@ def _kind_of_mime(mime: str | None, limits: Limits) -> str | None:
     return None
 
 
+def _not_a_string(value: object, path: tuple[str, ...], expected: str) -> Problem:
+    return Problem(path, "schema.type", f"expected {expected}, found {json_type(value)}")
+
+
 def _build(
     kind: str | None,
     src: Source | None,
@@ -344,6 +350,9 @@ def _build(
     verify: bool | RemoteCheck,
     limits: Limits,
 ) -> MediaBlock:
+    if mime_type is not None and type(mime_type) is not str:
+        # Checked before sniffing, which compares the declared type with the bytes.
+        raise InvalidInput([_not_a_string(mime_type, ("mime_type",), "a MIME type string")])
     if (src is None) == (uri is None):
         found = "both" if src is not None else "neither"
         raise InvalidInput(

@@ -16,7 +16,7 @@ from typing import Any
 from ._pickling import reduce_fields
 from ._types import JSON, JSONObject
 from .blocks import TextBlock
-from .checks import check_question
+from .checks import check_question, json_type
 from .errors import InvalidInput, Problem, Severity
 from .limits import GEMINI, Limits
 
@@ -142,17 +142,17 @@ def choice(
             ]
         )
     if not isinstance(options, Mapping):
-        wrong = [
+        not_ids = [
             Problem(
                 ("criteria", index),
                 "schema.type",
-                f"expected an option ID string, found {type(option_id).__name__}",
+                f"expected a string option ID, found {json_type(option_id)}",
             )
             for index, option_id in enumerate(options)
-            if not isinstance(option_id, str)
+            if type(option_id) is not str
         ]
-        if wrong:
-            raise InvalidInput(wrong)
+        if not_ids:
+            raise InvalidInput(not_ids)
         seen: set[object] = set()
         repeats = []
         for option_id in options:

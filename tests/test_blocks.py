@@ -136,6 +136,21 @@ BAD: list[tuple[str, Any, list[tuple[str, str]]]] = [
     ),
     ("neither-source", lambda: di.image(), [("block.data_or_uri", "$")]),
     (
+        "mime-not-a-string",
+        lambda: di.image(b"\x00", mime_type=True),  # type: ignore[arg-type]
+        [("schema.type", "$.mime_type")],
+    ),
+    (
+        "uri-mime-not-a-string",
+        lambda: di.image(uri="https://example.com/p.png", mime_type=["image/png"]),  # type: ignore[arg-type]
+        [("schema.type", "$.mime_type")],
+    ),
+    (
+        "sniff-declared-not-a-string",
+        lambda: di.sniff(m("png_pillow.png"), declared=5),  # type: ignore[arg-type]
+        [("schema.type", "$.mime_type")],
+    ),
+    (
         "uri-without-mime",
         lambda: di.image(uri="https://example.com/p.jpg"),
         [("schema.required", "$")],

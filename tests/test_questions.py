@@ -36,6 +36,11 @@ BAD: list[tuple[str, Any, list[tuple[str, str]]]] = [
         [("schema.type", "$.criteria[0]")],
     ),
     (
+        "choice-ids-not-strings",
+        lambda: di.choice("x", ["a", [None], 3]),  # type: ignore[list-item]
+        [("schema.type", "$.criteria[1]"), ("schema.type", "$.criteria[2]")],
+    ),
+    (
         "choice-description-number",
         lambda: di.choice("x", {"a": 1, "b": ""}),  # type: ignore[dict-item]
         [("schema.type", "$.criteria.a")],

@@ -1,0 +1,127 @@
+"""Properties of the problems the library reports on one JSON input, in all its forms.
+
+- every code is a rule of ``decisions_input.RULES``;
+- no problem is a failure of the library itself: never ``internal.error``, and never a
+  wrong-type problem at the root of a body that is a JSON object (what a last-resort guard
+  says when it turns an internal exception into a problem about something else);
+- every path resolves in the input;
+- the forms agree: the same verdict and the same error codes where they compare;
+- nothing the bundled schema refuses is accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import decisions_input as di
+from fuzz.forms import Forms
+from fuzz.oracle import schema_refusal
+from fuzz.probe import Probe
+from fuzz.tree import Path, resolve
+
+__all__ = ["INTERNAL_CODE", "check_problems", "compare_forms", "check_schema", "error_codes"]
+
+INTERNAL_CODE = "internal.error"
+
+# Bytes that look like UTF-16 or UTF-32 are read in that encoding to tell what else is
+# wrong; the same bytes decoded as UTF-8 and given as ``str`` are another text.
+_OTHER_ENCODING = "json.encoding"
+
+# The codes a wrong type at the root of a body is reported under.
+_ROOT_TYPE_CODES = frozenset({"schema.type", "response.type"})
+
+
+def error_codes(problems: Sequence[di.Problem]) -> frozenset[str]:
+    """The codes of the errors among the problems."""
+    return frozenset(p.code for p in problems if p.is_error)
+
+
+def check_problems(probe: Probe, form: str, problems: Sequence[di.Problem], forms: Forms) -> None:
+    """Check each problem of one form: known code, not internal, a path that resolves."""
+    for problem in problems:
+        if problem.code not in di.RULES:
+            probe.fail("unknown-code", f"{form}: {problem}", problem.code)
+        if problem.code == INTERNAL_CODE:
+            probe.fail("internal-error", f"{form}: {problem.message}", _first_word(problem))
+        elif (
+            problem.code in _ROOT_TYPE_CODES
+            and problem.path == ()
+            and forms.parsed
+            and isinstance(forms.value, dict)
+        ):
+            probe.fail(
+                "internal-error",
+                f"{form}: a JSON object reported as the wrong type at $: {problem.message}",
+                _first_word(problem),
+            )
+        if forms.parsed and not _resolves(form, forms, problem.path):
+            probe.fail("path-unresolved", f"{form}: {problem}", problem.code)
+
+
+def _resolves(form: str, forms: Forms, path: Path) -> bool:
+    """A mapping's paths lead into the mapping; a text's into the text, any repeated member."""
+    if form != "mapping":
+        return forms.in_text(path)
+    try:
+        resolve(forms.value, path)
+    except (LookupError, TypeError):
+        return False
+    return True
+
+
+def _first_word(problem: di.Problem) -> str:
+    """The part of a message that names the exception, without the varying rest."""
+    head = problem.message.split(":")
+    return ":".join(head[:2])[:80] if len(head) > 1 else problem.code
+
+
+def compare_forms(probe: Probe, results: dict[str, Sequence[di.Problem]], forms: Forms) -> None:
+    """The forms agree: ``str`` with ``bytes`` always, the mapping when the text is clean.
+
+    Bytes with ``json.encoding`` (they look like UTF-16 or UTF-32) are read in that
+    encoding, and the ``str`` of them is another text: only the verdicts compare then.
+    """
+    pairs = [("bytes", "str")]
+    if forms.clean:
+        pairs.append(("bytes", "mapping"))
+    for left, right in pairs:
+        if left not in results or right not in results:
+            continue
+        ours, theirs = error_codes(results[left]), error_codes(results[right])
+        if _OTHER_ENCODING in ours and theirs:
+            continue  # both refuse, and only the verdict compares
+        if ours != theirs:
+            only_left = ",".join(sorted(ours - theirs)) or "-"
+            only_right = ",".join(sorted(theirs - ours)) or "-"
+            detail = f"errors on {left} only: {only_left}; on {right} only: {only_right}"
+            # One defect shows as codes on one side, and whatever else on the other; a reader
+            # that stops at a text problem both sides see (json.too_deep) loses whatever
+            # came after it, so those codes do not tell one defect from another.
+            where = f"{left}/{right}: " + (f"+{only_left}" if ours - theirs else f"-{only_right}")
+            shared = sorted(code for code in ours & theirs if code.startswith("json."))
+            if shared:
+                where = f"{left}/{right}: differ past {','.join(shared)}"
+            probe.fail("forms-disagree", detail, where)
+
+
+def check_schema(
+    probe: Probe,
+    results: dict[str, Sequence[di.Problem]],
+    forms: Forms,
+    *,
+    kind: str,
+    api: str,
+) -> None:
+    """Whatever the bundled schema refuses, every form refuses too."""
+    if not forms.parsed:
+        return
+    refusal = schema_refusal(forms.value, kind=kind, target=api)
+    if refusal is None:
+        return
+    for form, problems in results.items():
+        if not error_codes(problems):
+            probe.fail(
+                "schema-refused",
+                f"{form}: the schema refuses {refusal.message}; the library finds no error",
+                f"{kind}/{api} {refusal.where}",
+            )
