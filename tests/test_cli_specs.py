@@ -209,3 +209,49 @@ def test_build_shows_at_most_the_cap_and_counts_the_rest() -> None:
         "1 file, 5 errors, 0 warnings; 3 problems not shown "
         "(at most 2 a file; --max-problems 0 shows all)"
     )
+
+
+# (id, file name, text): documents nesting deeper than MAX_JSON_DEPTH, which the YAML and
+# JSON readers would follow until the stack ran out.
+_DEPTH = 128
+DEEP_DOCUMENTS = [
+    ("yaml-flow", "deep.yaml", "[" * 2000 + "]" * 2000 + "\n", (1, _DEPTH + 1)),
+    (
+        "yaml-block",
+        "deep.yaml",
+        "".join(" " * i + "a:\n" for i in range(300)) + " " * 300 + "b: 1\n",
+        (_DEPTH + 1, _DEPTH + 1),
+    ),
+    ("yaml-unclosed", "deep.yml", "[" * 600 + "\n", (1, _DEPTH + 1)),
+]
+
+
+@pytest.mark.parametrize("command", ["build", "estimate", "schemas lint"])
+@pytest.mark.parametrize(
+    ("name", "text", "place"), [d[1:] for d in DEEP_DOCUMENTS], ids=[d[0] for d in DEEP_DOCUMENTS]
+)
+def test_a_document_nested_past_the_bound_is_refused_at_its_place(
+    tmp_path: Path, command: str, name: str, text: str, place: tuple[int, int]
+) -> None:
+    from decisions_input import GEMINI
+
+    assert GEMINI.MAX_JSON_DEPTH == _DEPTH
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = run(*command.split(), str(path), "--format", "json")
+    assert "internal error" not in err and "Traceback" not in err
+    line, column = place
+    if command == "schemas lint":  # a schema file is linted: the problem is in the report
+        assert code == 1
+        assert found(out) == [("json.too_deep", "$", line, column)]
+    else:  # a spec that cannot be read is refused with its place, exit 2
+        assert (code, out) == (2, "" if command == "build" else "[]\n")
+        assert f"{path}:{line}:{column}: expected at most {_DEPTH} levels of nesting" in err
+
+
+def test_a_json_schema_file_nested_past_the_stack_is_json_too_deep(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 5000 + "]" * 5000)
+    code, out, err = run("schemas", "lint", str(path), "--format", "json")
+    assert (code, err) == (1, "")
+    assert [p[0] for p in found(out)] == ["json.too_deep"]

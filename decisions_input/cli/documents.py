@@ -81,24 +81,77 @@ def _strict_yaml_loader() -> Any:
     return StrictLoader
 
 
-def parse_document(name: str, text: str) -> Document | Finding:
-    """Parse JSON or YAML; a syntax error becomes a ``json.syntax`` finding at its place."""
+def _max_depth() -> int:
+    from ..limits import GEMINI
+
+    return GEMINI.MAX_JSON_DEPTH
+
+
+def _too_deep_yaml(name: str, text: str) -> Finding | None:
+    """A ``json.too_deep`` finding where YAML nests deeper than the bound, found token by token.
+
+    PyYAML builds nested nodes recursively, so a deep document would exhaust the stack; its
+    scanner is a loop, and counting the collections it opens and closes finds the place.
+    """
+    import yaml
+
+    opening = (
+        yaml.FlowSequenceStartToken,
+        yaml.FlowMappingStartToken,
+        yaml.BlockSequenceStartToken,
+        yaml.BlockMappingStartToken,
+    )
+    closing = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToken)
+    limit, depth = _max_depth(), 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, opening):
+                depth += 1
+                if depth > limit:
+                    mark = token.start_mark
+                    problem = Problem(
+                        (), "json.too_deep", f"expected at most {limit} levels of nesting"
+                    )
+                    return Finding(name, mark.line + 1, mark.column + 1, problem)
+            elif isinstance(token, closing):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the full reading reports the syntax error at its place
+    return None
+
+
+def _json_document(name: str, text: str, suffix: str) -> Document | Finding | None:
+    """Parse JSON text; ``None`` when it is not JSON and may be YAML."""
     import json
 
+    try:
+        value = json.loads(text)
+    except RecursionError:  # nesting deeper than the stack: the strict reader places it
+        return _syntax_finding(name, text, ValueError("nesting too deep"))
+    except ValueError as exc:
+        return _syntax_finding(name, text, exc) if suffix == ".json" else None
+    repeat = _first_repeated_member(name, text)
+    if repeat is not None:
+        return repeat
+    return Document(value, lambda problems: json_findings(name, text, problems))
+
+
+def parse_document(name: str, text: str) -> Document | Finding:
+    """Parse JSON or YAML; a syntax error becomes a ``json.syntax`` finding at its place.
+
+    Nesting deeper than ``MAX_JSON_DEPTH`` is refused as ``json.too_deep`` before either
+    reader builds it.
+    """
     import yaml
 
     suffix = FsPath(name).suffix.lower()
     if suffix not in YAML_SUFFIXES:
-        try:
-            value = json.loads(text)
-        except ValueError as exc:
-            if suffix == ".json":
-                return _syntax_finding(name, text, exc)
-        else:
-            repeat = _first_repeated_member(name, text)
-            if repeat is not None:
-                return repeat
-            return Document(value, lambda problems: json_findings(name, text, problems))
+        parsed = _json_document(name, text, suffix)
+        if parsed is not None:
+            return parsed
+    deep = _too_deep_yaml(name, text)
+    if deep is not None:
+        return deep
     try:
         value = yaml.load(text, Loader=_strict_yaml_loader())  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
