@@ -640,6 +640,10 @@ GEMINI = Limits(
             "score_answer": ("type", "score", "probabilities", "legend", "confidence"),  # 000
             # Library choice: 003 lists none, but a body without "error" is no error body.
             "error_response": ("error",),
+            # Library choice: 003 marks no member of the error required, but says the message
+            # describes the error and ends with the request ID, and every error it documents
+            # carries one; the bundled schema requires it too.
+            "error": ("message",),
         }
     ),
     # 003 documents error bodies for 400, 401, 402, 403, 404, 429, 500 and 503; 002 for

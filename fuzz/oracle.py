@@ -10,6 +10,7 @@ sniffed bytes, budgets); it may never accept what the schema refuses.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -44,10 +45,15 @@ COMPONENTS: dict[tuple[str, str], tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why the schema refuses a value: the member and keyword of the schema, and the message."""
+    """Why the schema refuses a value: the member and keyword of the schema, and the message.
+
+    ``path`` is where in the value, ``keyword`` the schema keyword that refused it.
+    """
 
     where: str
     message: str
+    path: tuple[str | int, ...] = ()
+    keyword: str = ""
 
 
 @cache
@@ -60,21 +66,32 @@ def _validator(kind: str, target: str) -> Any:
     return Draft202012Validator({"$ref": f"{base}#{pointer}"}, registry=registry)
 
 
-def schema_refusal(value: Any, *, kind: str, target: str) -> Refusal | None:
-    """Say why the bundled schema refuses ``value``, or None when it accepts it.
-
-    None too when ``jsonschema`` itself cannot decide (a value nested past its recursion
-    limit): the property is about what the schema refuses, and it said nothing.
-    """
-    validator = _validator(kind, target)
-    try:
-        error = best_match(validator.iter_errors(value))
-    except (RecursionError, ValueError, TypeError, OverflowError):
-        return None
-    if error is None:
-        return None
+def _refusal(error: Any) -> Refusal:
     place = "$" + "".join(f"[{step!r}]" for step in error.absolute_path)
     # The member and the keyword (``modality/enum``) name the rule; the same rule met in
     # several places (every ``*_by_modality`` array) is one finding.
-    keyword = "/".join(str(step) for step in list(error.relative_schema_path)[-2:])
-    return Refusal(keyword, f"{place}: {error.message}"[:300])
+    where = "/".join(str(step) for step in list(error.relative_schema_path)[-2:])
+    path = tuple(error.absolute_path)
+    return Refusal(where, f"{place}: {error.message}"[:300], path, str(error.validator))
+
+
+def schema_refusal(
+    value: Any,
+    *,
+    kind: str,
+    target: str,
+    excused: Callable[[Refusal], bool] | None = None,
+) -> Refusal | None:
+    """Say why the bundled schema refuses ``value``, or None when it accepts it.
+
+    A refusal ``excused`` says is allowed is passed over (the library's policy may answer it
+    with a warning). None too when ``jsonschema`` itself cannot decide (a value nested past
+    its recursion limit): the property is about what the schema refuses, and it said nothing.
+    """
+    validator = _validator(kind, target)
+    try:
+        errors = validator.iter_errors(value)
+        error = best_match(e for e in errors if excused is None or not excused(_refusal(e)))
+    except (RecursionError, ValueError, TypeError, OverflowError):
+        return None
+    return None if error is None else _refusal(error)

@@ -284,3 +284,22 @@ def test_any_http_response_gives_only_our_errors(body: Any, status: object, as_t
         parse_response(reply)
     with contextlib.suppress(DecisionsInputError):
         parse_error(reply)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param(
+            {"error": {}}, [("response.required", "$.error", "error")], id="gemini-no-message"
+        ),
+        pytest.param({"error": {"message": "Bad model."}}, [], id="gemini-message"),
+        pytest.param(
+            {"type": "error", "error": {"ref_id": "r"}},
+            [("response.required", "$.error", "error")],
+            id="parallel-no-message",
+        ),
+    ],
+)
+def test_an_error_body_carries_its_message(body: Any, expected: list[tuple[str, str, str]]) -> None:
+    found = [(p.code, p.json_path, p.severity.value) for p in iter_error_problems(body)]
+    assert found == expected
