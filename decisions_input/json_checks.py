@@ -182,5 +182,5 @@ def check_typed_members(
             )
         elif kind == "string" and (problem := surrogate_problem(member, path + (key,))):
             yield problem
-        elif kind == "object":
-            yield from check_json_value(member, path + (key,), max_depth)
+        elif kind in ("object", "integer", "number"):  # what no JSON text holds: a number
+            yield from check_json_value(member, path + (key,), max_depth)  # past a double

@@ -17,7 +17,8 @@ from typing import Any
 
 from ._types import JSON
 from .checks import check_request
-from .errors import DecisionsInputError, InvalidInput, Problem, Severity
+from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity
+from .json_checks import check_json_value
 from .limits import Limits, limits_for
 
 __all__ = ["best_problem", "check", "is_valid", "iter_problems", "to_json_value"]
@@ -79,8 +80,35 @@ def iter_problems(
     .. versionadded:: 0.1
     """
     table = _limits(target, limits)
-    problems = check_request(body, (), table) if type(body) is dict else _iter(body, table)
+    if type(body) is dict:
+        problems = _and_unread_values(check_request(body, (), table), body, table)
+    else:
+        problems = _iter(body, table)
     return _apply_policy(_guarded(problems, body), strict)
+
+
+def _and_unread_values(problems: Iterator[Problem], body: JSON, table: Limits) -> Iterator[Problem]:
+    """Yield the problems of a parsed body, then what no JSON text holds in values left unread.
+
+    The checks stop reading where they refuse something (a member of the wrong type, an
+    unknown question type, an unknown member); the text of the same body is read to its end,
+    where nesting past ``MAX_JSON_DEPTH``, NaN, a number beyond a double or a lone surrogate
+    is refused. So once the checks are done, and only if they found an error (a budget
+    problem leaves nothing unread), the whole body is walked once for those: a valid body
+    costs nothing more, and a body is refused the same way as a mapping and as text.
+    """
+    told: set[tuple[Path, str]] = set()
+    refused = False
+    for problem in problems:
+        yield problem
+        if problem.code.startswith("json."):
+            told.add((problem.path, problem.code))
+        elif problem.severity is Severity.ERROR and not problem.code.startswith("budget."):
+            refused = True
+    if refused:
+        for found in check_json_value(body, (), table.MAX_JSON_DEPTH):
+            if found.code.startswith("json.") and (found.path, found.code) not in told:
+                yield found
 
 
 def _guarded(problems: Iterator[Problem], body: Any) -> Iterator[Problem]:
@@ -135,6 +163,9 @@ def _iter(body: Any, table: Limits) -> Iterator[Problem]:
     value, text_problems = to_json_value(body, table)
     yield from text_problems
     if value is None and text_problems:
+        return
+    if not isinstance(body, (str, bytes, bytearray, memoryview)):  # a mapping or a model
+        yield from _and_unread_values(check_request(value, (), table), value, table)
         return
     if not text_problems:
         yield from check_request(value, (), table)

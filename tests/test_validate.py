@@ -925,7 +925,11 @@ def test_python_values_without_json_text(
 def test_lone_surrogates_in_uris_and_metadata_are_refused() -> None:
     image = {"type": "image", "uri": "https://example.com/a\ud800.png", "mime_type": "image/png"}
     body = with_(gemini(), _set(("input",), [image]))
-    assert _found(body, "gemini") == [("uri.syntax", "$.input[0].uri")]
+    # The URI rule refuses it, and the text of the same body holds no lone surrogate: a
+    # mapping says both, as its text does.
+    both = [("uri.syntax", "$.input[0].uri"), ("json.lone_surrogate", "$.input[0].uri")]
+    assert _found(body, "gemini") == both
+    assert sorted(_found(json.dumps(body), "gemini")) == sorted(both)
     note = {"type": "file_citation", "custom_metadata": {"k": "\ud800", "n": float("nan")}}
     block = {"type": "text", "text": "Is it?", "annotations": [note]}
     body = gemini(q={"type": "noul", "instructions": [block]})
@@ -973,6 +977,69 @@ def test_depth_counts_from_the_root_for_mappings_and_text_alike(levels: int) -> 
         assert as_mapping == [("json.too_deep", path)]
     else:
         assert as_mapping == []
+
+
+def _nest(levels: int) -> Any:
+    deep: Any = 0
+    for _ in range(levels):
+        deep = [deep]
+    return deep
+
+
+_PAST = GEMINI.MAX_JSON_DEPTH + 3
+_FIRST_PAST = "[0]" * GEMINI.MAX_JSON_DEPTH  # the container at level MAX_JSON_DEPTH + 1
+
+
+# (id, body, target, problems): nesting past the bound where the checks do not read is
+# refused the same way as a mapping, as str and as bytes, and the rest is still checked.
+TOO_DEEP_ELSEWHERE = [
+    (
+        "a-body-that-is-a-deep-array",
+        _nest(_PAST),
+        "gemini",
+        [("schema.type", "$"), ("json.too_deep", "$" + _FIRST_PAST)],
+    ),
+    (
+        "a-deep-state-and-an-unknown-member",
+        {**parallel(), "state": _nest(_PAST), "type": 1},
+        "parallel",
+        [
+            ("json.too_deep", "$.state" + "[0]" * (GEMINI.MAX_JSON_DEPTH - 1)),
+            ("schema.unknown_member", "$.type"),
+        ],
+    ),
+    (
+        "a-deep-value-of-an-unknown-member",
+        {**gemini(), "extra": _nest(_PAST)},
+        "gemini",
+        [
+            ("schema.unknown_member", "$.extra"),
+            ("json.too_deep", "$.extra" + "[0]" * (GEMINI.MAX_JSON_DEPTH - 1)),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "target", "expected"),
+    [c[1:] for c in TOO_DEEP_ELSEWHERE],
+    ids=[c[0] for c in TOO_DEEP_ELSEWHERE],
+)
+def test_nesting_past_the_bound_anywhere_is_refused_in_every_form(
+    body: Any, target: str, expected: list[tuple[str, str]]
+) -> None:
+    text = json.dumps(body)
+    for form in (body, text, text.encode()):
+        assert sorted(_found(form, target)) == sorted(expected)
+
+
+def test_a_number_beyond_a_double_is_refused_in_a_typed_member() -> None:
+    note = {"type": "url_citation", "url": "https://a.example", "start_index": 10**309}
+    block = {"type": "text", "text": "Is it?", "annotations": [note]}
+    body = gemini(q={"type": "noul", "instructions": [block]})
+    where = "$.questions.q.instructions[0].annotations[0].start_index"
+    for form in (body, json.dumps(body)):
+        assert _found(form, "gemini") == [("json.number_range", where)]
 
 
 @pytest.mark.parametrize("kind", [{"a": 1}, ["image"], None, 7, True], ids=repr)

@@ -61,10 +61,13 @@ class Parsed:
     ``value`` is the document as ``json.loads`` would return it (the last value of a
     repeated member name, ``NaN`` and infinities as floats, numbers beyond a double as
     ``float`` infinities or large ``int``), or None when it cannot be had: a syntax error,
-    nesting deeper than the bound, bytes that are not valid in their encoding, an integer
-    too long for ``int()``. ``problems`` lists every hazard in document order. ``text`` is
-    the decoded text, without a byte order mark, that :func:`locate` takes; it is None
-    when the bytes could not be decoded strictly.
+    bytes that are not valid in their encoding, an integer too long for ``int()``. Text
+    nesting deeper than the bound still gives its value, with ``json.too_deep`` at the
+    first container past the bound, which is left empty, so the rest of a body can be
+    checked. ``problems``
+    lists every hazard in document order. ``text`` is the decoded text, without a byte
+    order mark, that :func:`locate` takes; it is None when the bytes could not be decoded
+    strictly.
 
     .. versionadded:: 0.1
     """

@@ -299,7 +299,9 @@ class Reader:
             self._report(
                 pos, "json.too_deep", f"expected at most {self.max_depth} nested levels, found more"
             )
-            self.deep_at, self.deep_path, self.ok = len(self.stack), tuple(self.path), False
+            # The value is still built: nesting is a problem of its own, and the rest of the
+            # body can be checked.
+            self.deep_at, self.deep_path = len(self.stack), tuple(self.path)
         container: dict[str, Any] | list[Any] = {} if char == "{" else []
         self.stack.append(container)
         text = self.text
@@ -365,8 +367,11 @@ class Reader:
         text = self.text
         pos = ws(text, self.pos).end()
         char = text[pos : pos + 1]
+        # A container past the depth bound is kept empty: the value never nests deeper than
+        # one level past the bound, and its readers need no recursion to the bottom.
+        keep = self.wanted is None and (self.deep_at < 0 or len(self.stack) <= self.deep_at)
         if isinstance(top, dict):
-            if self.wanted is None:
+            if keep:
                 top[cast(str, self.path[-1])] = self.current
             if char == ",":
                 self.pos = ws(text, pos + 1).end()
@@ -375,7 +380,7 @@ class Reader:
                 return self._close(pos)
             self._syntax(pos, "',' or '}'", self._container_path())
             return None
-        if self.wanted is None:
+        if keep:
             top.append(self.current)
         if char == ",":
             self.path[-1] = cast(int, self.path[-1]) + 1
