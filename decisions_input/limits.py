@@ -904,7 +904,8 @@ _RULE_LIST: tuple[Rule, ...] = (
     Rule("text.reserved", "A string holds the text the library uses to place inline media."),
     Rule(
         "text.run_together",
-        "Two adjacent text blocks would run words together; the API joins them with no separator.",
+        "Two adjacent text blocks would run words together, letter to letter or across the "
+        "end of a sentence (late. + Customer); the API joins them with no separator.",
         _W,
     ),
     # Questions

@@ -1048,3 +1048,48 @@ request_like = st.fixed_dictionaries(
         "stream": any_json,
     },
 )
+
+
+# --- lints -------------------------------------------------------------------------------
+# Text around a join of input blocks: words and sentence ends in scripts with and without
+# word spaces, numbers, names written without spaces (URLs, paths, addresses), white
+# space and punctuation.
+_JOIN_PIECES = st.sampled_from(
+    [
+        "late",
+        "Customer",
+        "customer",
+        "late.",
+        "Late!",
+        "why?",
+        "wait...",
+        "\u2026",
+        "3.",
+        "5",
+        "v2.1.",
+        "e.g.",
+        "https://example.com/a.",
+        "/srv/x.",
+        "ann@example.",
+        '"stop."',
+        "\u201dSo",
+        "(See",
+        "'Then",
+        "\u65e5\u672c",
+        "\u8a9e\u3002",
+        "\u0e04\u0e23\u0e31\u0e1a",
+        "\uff76\uff85",
+        "\u05e9\u05dc\u05d5\u05dd",
+        "\u03a9mega",
+        "\u00e9",
+        "e\u0301",
+        " ",
+        "\n",
+        "\u00a0",
+        "\u3000",
+        ".",
+        "!",
+        ")",
+    ]
+)
+join_texts = st.lists(_JOIN_PIECES, min_size=1, max_size=3).map("".join)

@@ -1,0 +1,235 @@
+"""Lints: warnings for what the API accepts but its writer almost surely did not mean.
+
+Each table gives every problem of a body, as (code, severity, JSON path), on both sides of a
+lint, and holds for the body as a mapping, as ``str`` and as ``bytes``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import decisions_input as di
+from tests.strategies import join_texts
+
+W, E = "warning", "error"
+REQUESTS = Path(__file__).parent.parent / "testdata" / "requests"
+SEED_REQUESTS = sorted(REQUESTS.glob("*.json"))
+
+
+def gemini(input_: Any = "I was charged twice.", **questions: Any) -> dict[str, Any]:
+    return {
+        "model": "gemini-decision-1",
+        "input": input_,
+        "questions": questions or {"q": {"type": "noul", "instructions": "Is it billing?"}},
+    }
+
+
+def texts(*parts: str) -> list[dict[str, str]]:
+    return [{"type": "text", "text": part} for part in parts]
+
+
+def _forms(body: Any) -> list[Any]:
+    text = json.dumps(body, ensure_ascii=False)
+    return [body, text, text.encode("utf-8")]
+
+
+def _found(body: Any, target: str, **options: Any) -> list[tuple[str, str, str]]:
+    return [
+        (p.code, p.severity.value, p.json_path)
+        for p in di.iter_problems(body, target=target, **options)
+    ]
+
+
+def _target(path: Path) -> str:
+    return "parallel" if path.name.startswith("parallel") else "gemini"
+
+
+# --- text.run_together -------------------------------------------------------------------
+
+# text.run_together: blocks joined letter to letter, or across the end of a sentence
+JOINS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
+    (
+        "join-letters",
+        "gemini",
+        gemini(texts("late", "Customer")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    (
+        "join-sentence",
+        "gemini",
+        gemini(texts("I was late.", "Customer wrote again.")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    (
+        "join-question-mark",
+        "gemini",
+        gemini(texts("Why?", "Nobody knows.")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    (
+        "join-exclamation-ellipsis",
+        "gemini",
+        gemini(texts("Wait...", "Then it broke!", "Again")),
+        [
+            ("text.run_together", W, "$.input[1]"),
+            ("text.run_together", W, "$.input[2]"),
+        ],
+    ),
+    (
+        "join-closing-quote",
+        "gemini",
+        gemini(texts('He said "stop."', "Then he left.")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    (
+        "join-opening-bracket",
+        "gemini",
+        gemini(texts("It was late.", "(See the log.)")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    (
+        "join-initial",
+        "gemini",
+        gemini(texts("Signed by Mr.", "Smith")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    (
+        "join-sentence-uncased-script",
+        "gemini",
+        gemini(texts("It was late.", "שלום")),
+        [("text.run_together", W, "$.input[1]")],
+    ),
+    ("join-sentence-spaced", "gemini", gemini(texts("I was late. ", "Customer")), []),
+    ("join-sentence-newline", "gemini", gemini(texts("I was late.", "\nCustomer")), []),
+    ("join-decimal-point", "gemini", gemini(texts("It weighs 3.", "5 kg.")), []),
+    ("join-lower-case", "gemini", gemini(texts("Write to example.", "com today.")), []),
+    ("join-url", "gemini", gemini(texts("https://example.com/search?", "Q=late")), []),
+    ("join-path", "gemini", gemini(texts("Open /srv/Reports.", "Final")), []),
+    ("join-host-name", "gemini", gemini(texts("Visit www.example.", "Com")), []),
+    ("join-email", "gemini", gemini(texts("Mail ann@example.", "Org")), []),
+    ("join-abbreviation", "gemini", gemini(texts("Some, e.g.", "Customers")), []),
+    ("join-version", "gemini", gemini(texts("Since v2.1.", "Upgrade")), []),
+    ("join-cjk", "gemini", gemini(texts("日本", "語")), []),
+    ("join-cjk-sentence", "gemini", gemini(texts("遅れました。", "次")), []),
+    ("join-sentence-before-cjk", "gemini", gemini(texts("It was late.", "日本")), []),
+    ("join-cjk-then-period", "gemini", gemini(texts("日本語.", "Customer")), []),
+    ("join-thai", "gemini", gemini(texts("ครับ", "ครับ")), []),
+    ("join-lao", "gemini", gemini(texts("ສະບາຍ", "ດີ")), []),
+    ("join-myanmar", "gemini", gemini(texts("မင်္ဂလာ", "ပါ")), []),
+    ("join-khmer", "gemini", gemini(texts("សួស", "ស្តី")), []),
+    ("join-halfwidth-katakana", "gemini", gemini(texts("ｶﾀ", "ｶﾅ")), []),
+    ("join-thai-sentence", "gemini", gemini(texts("It was late.", "ครับ")), []),
+    (
+        "join-across-image",
+        "gemini",
+        gemini(
+            [
+                {"type": "text", "text": "It was late."},
+                {"type": "image", "uri": "https://example.com/a.png", "mime_type": "image/png"},
+                {"type": "text", "text": "Customer"},
+            ]
+        ),
+        [],
+    ),
+]
+
+
+def test_a_request_keeps_a_sentence_join() -> None:
+    req = di.Request(
+        model="gemini-decision-1",
+        input=[di.text("I was late."), di.text("Customer wrote again.")],
+        questions={"q": di.noul("Is it billing?")},
+    )
+    assert [(p.code, p.json_path) for p in req.warnings] == [("text.run_together", "$.input[1]")]
+
+
+def _split_at_spaces(text: str, keep_left: bool) -> list[dict[str, str]]:
+    """The text cut at every white-space run, the run kept with the word before it or
+    with the word after it."""
+    parts = re.split(r"(\s+)", text)  # words at even places, white space at odd ones
+    if keep_left:
+        pieces = ["".join(parts[i : i + 2]) for i in range(0, len(parts), 2)]
+    else:
+        pieces = [parts[0]] + ["".join(parts[i : i + 2]) for i in range(1, len(parts), 2)]
+    return texts(*(p for p in pieces if p))
+
+
+@pytest.mark.parametrize("keep_left", [True, False], ids=["space-ends-block", "space-opens-block"])
+@pytest.mark.parametrize("path", SEED_REQUESTS, ids=[p.stem for p in SEED_REQUESTS])
+def test_no_lint_fires_on_the_seed_examples_cut_at_their_spaces(
+    path: Path, keep_left: bool
+) -> None:
+    """The seed examples are clean, and stay clean with their text input cut into blocks
+    at every space: a writer who keeps the spaces joins nothing."""
+    body = json.loads(path.read_text())
+    for form in _forms(body):
+        assert _found(form, _target(path)) == []
+    if isinstance(body.get("input"), str):
+        body["input"] = _split_at_spaces(body["input"], keep_left)
+    elif isinstance(body.get("input"), list):
+        body["input"] = [
+            piece
+            for block in body["input"]
+            for piece in (
+                _split_at_spaces(block["text"], keep_left) if block["type"] == "text" else [block]
+            )
+        ]
+    for form in _forms(body):
+        assert _found(form, _target(path)) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(join_texts, min_size=2, max_size=6), keep_left=st.booleans())
+def test_text_cut_at_its_spaces_never_runs_together(words: list[str], keep_left: bool) -> None:
+    body = gemini(_split_at_spaces(" ".join(words), keep_left))
+    assert "text.run_together" not in [code for code, _, _ in _found(body, "gemini")]
+
+
+_UNSPACED_TEXT = st.text(
+    st.sampled_from(list("日本語。、かカครับｶﾅກ")),
+    min_size=2,
+    max_size=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_UNSPACED_TEXT, data=st.data())
+def test_text_without_word_spaces_is_cut_anywhere_without_a_lint(
+    text: str, data: st.DataObject
+) -> None:
+    cut = data.draw(st.integers(1, len(text) - 1))
+    for left, right in ((text[:cut], text[cut:]), ("It was late.", text), (text + ".", "Next")):
+        body = gemini(texts(left, right))
+        assert "text.run_together" not in [code for code, _, _ in _found(body, "gemini")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    word=st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8),
+    name=st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=1),
+    end=st.sampled_from([".", "!", "?", "...", ".)", '."', "?\u201d", "", "!'"]),
+)
+def test_a_sentence_end_meeting_a_capital_runs_together(word: str, name: str, end: str) -> None:
+    body = gemini(texts(f"It was {word}{end}", f"{name}ustomer wrote."))
+    assert _found(body, "gemini") == [("text.run_together", W, "$.input[1]")]
+
+
+# --- every lint --------------------------------------------------------------------------
+
+CASES = [*JOINS]
+
+
+@pytest.mark.parametrize("form", ["mapping", "str", "bytes"])
+@pytest.mark.parametrize(
+    ("target", "body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_lint(target: str, body: Any, expected: list[tuple[str, str, str]], form: str) -> None:
+    given_as = _forms(body)[["mapping", "str", "bytes"].index(form)]
+    assert _found(given_as, target) == expected
