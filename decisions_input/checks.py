@@ -165,8 +165,13 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     nesting than the library's bound. The JSON text checks refuse these in text already.
     Nesting counts from the document root, as in text: the body is level 1, so the state's
     own containers start at level 2, and ``json.too_deep`` names the first one past the bound.
+    An integer beyond ``MAX_EXACT_STATE_INTEGER`` is valid JSON that many readers cannot
+    hold exactly: a warning, ``state.integer_precision``. A float is not an integer (it is a
+    double already), nor is a boolean.
     """
-    yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
+    yield from _check_json_value(
+        value, path, limits.MAX_JSON_DEPTH, max_exact_integer=limits.MAX_EXACT_STATE_INTEGER
+    )
 
 
 # --- input ---------------------------------------------------------------------------------

@@ -150,6 +150,7 @@ class Limits:
     MODELS: frozenset[str]
     MODEL_PREFIXES: tuple[str, ...]  # resource prefixes a client may put before a model name
     MODES: tuple[str, ...]
+    MAX_EXACT_STATE_INTEGER: int | None  # past it, an inexact integer in the state warns
     # --- questions ---------------------------------------------------------------------
     MIN_QUESTIONS: int
     MAX_QUESTIONS: int
@@ -325,6 +326,7 @@ GEMINI = Limits(
     # in the seeds or the SDK (its tuned and Vertex model forms are not Decisions models).
     MODEL_PREFIXES=("models/",),
     MODES=(),  # no mode member (003)
+    MAX_EXACT_STATE_INTEGER=None,  # no state member (003)
     MIN_QUESTIONS=1,  # 003 questions.minProperties
     MAX_QUESTIONS=1000,  # 003 questions.maxProperties
     QUESTION_KEY_CHARS="A-Za-z0-9_-",  # 003 propertyNames pattern
@@ -748,6 +750,14 @@ PARALLEL = GEMINI.derive(
     MODELS=frozenset(),  # 002 has no model member
     MODEL_PREFIXES=(),
     MODES=("fast",),  # 002 mode const "fast"
+    # 002 state "accepts any JSON value", and its own client example builds the body with
+    # JavaScript's JSON.stringify. RFC 8259 (section 6) and I-JSON (RFC 7493, section 2.2):
+    # integers beyond 2**53 are not interoperable, since readers that keep numbers as
+    # IEEE 754 doubles (53-bit significands; JavaScript among them) hold every integer up
+    # to 2**53 exactly and only some past it (2**53 + 1 reads as 2**53). An integer past
+    # the bound that a double does not hold exactly is valid JSON, so it is a warning
+    # (state.integer_precision); one a double holds (2**60) is not. None turns it off.
+    MAX_EXACT_STATE_INTEGER=2**53,
     MAX_QUESTIONS=100,  # 002 questions.maxProperties, "1-100 questions"
     MAX_QUESTION_KEY_CHARS=None,  # 002 pattern ^[A-Za-z0-9_-]+$ states no length cap
     # 002 references GroundedChoiceQuestion, GroundedScoreQuestion and GroundedNoulQuestion
@@ -878,6 +888,13 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("MODEL_PREFIXES",),
     ),
     Rule("mode.unknown", "The mode is not one the API offers.", limits=("MODES",)),
+    Rule(
+        "state.integer_precision",
+        "An integer in the state that a double does not hold exactly; JavaScript and many "
+        "JSON readers would read another number.",
+        _W,
+        limits=("MAX_EXACT_STATE_INTEGER",),
+    ),
     # Sending (Request.http): the arguments that say where and how a request goes
     Rule("endpoint.unknown", "The endpoint name is not one of the target's services."),
     Rule(

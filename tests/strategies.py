@@ -1093,3 +1093,23 @@ _JOIN_PIECES = st.sampled_from(
     ]
 )
 join_texts = st.lists(_JOIN_PIECES, min_size=1, max_size=3).map("".join)
+
+# Integers on both sides of 2**53 and of the exactly held powers past it, either sign, and
+# anywhere up to a double's range.
+_EDGE_INTEGERS = [2**53 - 1, 2**53, 2**53 + 1, 2**53 + 2, 2**60, 2**60 + 1, 2**64 + 1, 10**300]
+state_integers = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.integers(2**53 - 3, 2**53 + 3),
+    st.sampled_from(_EDGE_INTEGERS).flatmap(lambda n: st.sampled_from([n, -n])),
+)
+state_values = st.recursive(
+    state_integers
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.booleans()
+    | st.none()
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
-from tests.strategies import join_texts
+from decisions_input.limits import PARALLEL
+from tests.strategies import join_texts, state_values
 
 W, E = "warning", "error"
 REQUESTS = Path(__file__).parent.parent / "testdata" / "requests"
@@ -31,8 +33,19 @@ def gemini(input_: Any = "I was charged twice.", **questions: Any) -> dict[str, 
     }
 
 
+def parallel(state: Any = None, **questions: Any) -> dict[str, Any]:
+    return {
+        "state": {"company": "Clay"} if state is None else state,
+        "questions": questions or {"q": {"type": "noul", "instructions": "Is there a CLI?"}},
+    }
+
+
 def texts(*parts: str) -> list[dict[str, str]]:
     return [{"type": "text", "text": part} for part in parts]
+
+
+def noul(instructions: Any) -> dict[str, Any]:
+    return {"type": "noul", "instructions": instructions}
 
 
 def _forms(body: Any) -> list[Any]:
@@ -221,9 +234,96 @@ def test_a_sentence_end_meeting_a_capital_runs_together(word: str, name: str, en
     assert _found(body, "gemini") == [("text.run_together", W, "$.input[1]")]
 
 
+# --- state.integer_precision -------------------------------------------------------------
+
+# state.integer_precision: an integer a double does not hold, in Parallel's state
+STATE_INTEGERS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
+    ("state-2^53", "parallel", parallel({"id": 2**53}), []),
+    (
+        "state-2^53+1",
+        "parallel",
+        parallel({"id": 2**53 + 1}),
+        [("state.integer_precision", W, "$.state.id")],
+    ),
+    (
+        "state-below-minus-2^53",
+        "parallel",
+        parallel({"id": -(2**53) - 1}),
+        [("state.integer_precision", W, "$.state.id")],
+    ),
+    ("state-minus-2^53", "parallel", parallel({"id": -(2**53)}), []),
+    ("state-exact-large", "parallel", parallel({"id": 2**60}), []),
+    ("state-snowflake-ids", "parallel", parallel({"ids": [1, 1541815603606036480, 7]}), []),
+    (
+        "state-inexact-in-array",
+        "parallel",
+        parallel({"ids": [1, 1541815603606036481, 7]}),
+        [("state.integer_precision", W, "$.state.ids[1]")],
+    ),
+    (
+        "state-top-level",
+        "parallel",
+        parallel(12345678901234567891),
+        [("state.integer_precision", W, "$.state")],
+    ),
+    (
+        "state-under-odd-key",
+        "parallel",
+        parallel({"a b": {"": 2**64 + 1}}),
+        [("state.integer_precision", W, '$.state["a b"][""]')],
+    ),
+    ("state-float", "parallel", parallel({"x": 1e20, "y": 9007199254740993.0}), []),
+    ("state-boolean", "parallel", parallel({"ok": True, "no": False}), []),
+    ("state-integer-string", "parallel", parallel({"id": "9007199254740993"}), []),
+    (
+        "state-beyond-double",
+        "parallel",
+        parallel({"n": 10**400}),
+        [("json.number_range", E, "$.state.n")],
+    ),
+    (
+        "state-on-gemini",
+        "gemini",
+        gemini() | {"state": 2**53 + 1},
+        [("schema.unknown_member", E, "$.state")],
+    ),
+]
+
+
+def test_a_derived_table_turns_the_integer_lint_off() -> None:
+    body = parallel({"id": 2**53 + 1})
+    assert list(di.iter_problems(body, limits=PARALLEL.derive(MAX_EXACT_STATE_INTEGER=None))) == []
+
+
+def test_the_integer_lint_says_what_a_double_reads() -> None:
+    (problem,) = di.iter_problems(parallel({"id": 2**53 + 1}), target="parallel")
+    assert "9007199254740993" in problem.message and "9007199254740992" in problem.message
+
+
+def _inexact_integers(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Where a double would not hold an integer of the value, by its own walk."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _inexact_integers(v, (*path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _inexact_integers(v, (*path, i))]
+    exact = isinstance(value, bool) or not isinstance(value, int)
+    if exact or abs(value) > sys.float_info.max:
+        return []
+    return [path] if float(value) != value else []
+
+
+@settings(max_examples=300, deadline=None)
+@given(state=state_values)
+def test_the_integer_lint_finds_every_integer_a_double_changes(state: Any) -> None:
+    expected = [("state", *p) for p in _inexact_integers(state)]
+    for form in _forms(parallel(state)):
+        found = [p.path for p in di.iter_problems(form, target="parallel")]
+        assert found == expected
+
+
 # --- every lint --------------------------------------------------------------------------
 
-CASES = [*JOINS]
+CASES = [*JOINS, *STATE_INTEGERS]
 
 
 @pytest.mark.parametrize("form", ["mapping", "str", "bytes"])
