@@ -943,7 +943,12 @@ _RULE_LIST: tuple[Rule, ...] = (
     ),
     Rule("question.type", "The question type is not supported.", limits=("QUESTION_TYPES",)),
     Rule("instructions.empty", "Instructions are empty: an empty string or no text block."),
-    Rule("instructions.blank", "Instructions are only whitespace.", _W),
+    Rule(
+        "instructions.blank",
+        "Instructions are only whitespace, as a string or as text blocks: they pass the "
+        "length check and ask nothing.",
+        _W,
+    ),
     Rule(
         "instructions.form",
         "Instructions take a form the target does not accept.",
@@ -985,6 +990,11 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("MIN_LEVELS", "MAX_LEVELS"),
     ),
     Rule("level.empty", "A score level is an empty string."),
+    Rule(
+        "level.blank",
+        "A score level is only whitespace: it passes the length check and describes nothing.",
+        _W,
+    ),
     Rule(
         "level.many", "More score levels than recommended.", _W, limits=("RECOMMENDED_MAX_LEVELS",)
     ),

@@ -1113,3 +1113,14 @@ state_values = st.recursive(
     ),
     max_leaves=12,
 )
+
+# White space of every kind Python's str.isspace knows (U+001C..1F among them), with
+# characters that are not white space though they show nothing (a zero-width space) or
+# little (a letter), so both sides of a blank lint are drawn.
+blank_texts = st.text(
+    st.sampled_from(
+        [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2003", "\u2028"]
+        + ["\u3000", "\u200b", "a"]
+    ),
+    max_size=4,
+)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import decisions_input as di
 from decisions_input.limits import PARALLEL
-from tests.strategies import join_texts, state_values
+from tests.strategies import blank_texts, join_texts, state_values
 
 W, E = "warning", "error"
 REQUESTS = Path(__file__).parent.parent / "testdata" / "requests"
@@ -46,6 +46,14 @@ def texts(*parts: str) -> list[dict[str, str]]:
 
 def noul(instructions: Any) -> dict[str, Any]:
     return {"type": "noul", "instructions": instructions}
+
+
+def score(levels: list[str]) -> dict[str, Any]:
+    return {"type": "score", "instructions": "How severe is it?", "criteria": levels}
+
+
+INSTRUCTIONS = "$.questions.q.instructions"
+LEVELS = "$.questions.q.criteria"
 
 
 def _forms(body: Any) -> list[Any]:
@@ -321,9 +329,184 @@ def test_the_integer_lint_finds_every_integer_a_double_changes(state: Any) -> No
         assert found == expected
 
 
+# --- instructions.blank, level.blank -----------------------------------------------------
+
+# instructions.blank: white space alone, in every form of instructions
+BLANKS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
+    (
+        "instructions-blank-string",
+        "gemini",
+        gemini(q=noul(" \n")),
+        [("instructions.blank", W, INSTRUCTIONS)],
+    ),
+    (
+        "instructions-blank-nbsp",
+        "gemini",
+        gemini(q=noul("\u00a0\u3000")),
+        [("instructions.blank", W, INSTRUCTIONS)],
+    ),
+    (
+        "instructions-blank-block",
+        "gemini",
+        gemini(q=noul({"type": "text", "text": "\t"})),
+        [("instructions.blank", W, INSTRUCTIONS)],
+    ),
+    (
+        "instructions-blank-blocks",
+        "gemini",
+        gemini(q=noul(texts(" ", "\n"))),
+        [("instructions.blank", W, INSTRUCTIONS)],
+    ),
+    (
+        "instructions-blank-and-empty-blocks",
+        "gemini",
+        gemini(q=noul(texts("", " "))),
+        [
+            ("instructions.blank", W, INSTRUCTIONS),
+            ("text.empty", E, INSTRUCTIONS + "[0].text"),
+        ],
+    ),
+    ("instructions-blank-separator", "gemini", gemini(q=noul(texts("Is it", " ", "billing?"))), []),
+    ("instructions-padded", "gemini", gemini(q=noul("  Is it billing?  ")), []),
+    ("instructions-block-padded", "gemini", gemini(q=noul({"type": "text", "text": " x "})), []),
+    (
+        "instructions-empty-block",
+        "gemini",
+        gemini(q=noul({"type": "text", "text": ""})),
+        [("text.empty", E, INSTRUCTIONS + ".text")],
+    ),
+    (
+        "instructions-block-not-text",
+        "gemini",
+        gemini(q=noul([{"type": "text", "text": 5}])),
+        [("schema.type", E, INSTRUCTIONS + "[0].text")],
+    ),
+    (
+        "parallel-instructions-blank",
+        "parallel",
+        parallel(q=noul("   ")),
+        [("instructions.blank", W, INSTRUCTIONS)],
+    ),
+    ("parallel-instructions-set", "parallel", parallel(q=noul("Is there a CLI?")), []),
+    # level.blank: a score level of white space alone (an empty one is an error)
+    (
+        "level-blank",
+        "gemini",
+        gemini(q=score(["Cosmetic", " "])),
+        [("level.blank", W, LEVELS + "[1]")],
+    ),
+    (
+        "level-blank-non-ascii",
+        "gemini",
+        gemini(q=score(["Niedrig", "\u3000", "Hoch"])),
+        [("level.blank", W, LEVELS + "[1]")],
+    ),
+    (
+        "level-blank-twice",
+        "gemini",
+        gemini(q=score(["\t", "\t"])),
+        [
+            ("level.blank", W, LEVELS + "[0]"),
+            ("level.blank", W, LEVELS + "[1]"),
+            ("level.duplicate", W, LEVELS + "[1]"),
+        ],
+    ),
+    (
+        "level-blank-and-empty",
+        "gemini",
+        gemini(q=score([" ", ""])),
+        [
+            ("level.blank", W, LEVELS + "[0]"),
+            ("level.empty", E, LEVELS + "[1]"),
+        ],
+    ),
+    ("level-padded", "gemini", gemini(q=score([" Low", "High "])), []),
+    ("level-empty", "gemini", gemini(q=score(["Low", ""])), [("level.empty", E, LEVELS + "[1]")]),
+    (
+        "parallel-level-blank",
+        "parallel",
+        parallel(q=score(["Low", "\n"])),
+        [("level.blank", W, LEVELS + "[1]")],
+    ),
+    ("parallel-levels-set", "parallel", parallel(q=score(["Low", "High"])), []),
+    # descriptions may be empty, so one of white space says no less: no lint
+    (
+        "noul-description-blank",
+        "gemini",
+        gemini(
+            q=noul("Is it?")
+            | {
+                "criteria": {"true_description": " ", "false_description": ""},
+            }
+        ),
+        [],
+    ),
+    (
+        "option-description-blank",
+        "gemini",
+        gemini(
+            q={
+                "type": "choice",
+                "instructions": "Which?",
+                "criteria": {"a": " ", "b": ""},
+            }
+        ),
+        [],
+    ),
+]
+
+
+BUILT: list[tuple[str, Any, list[tuple[str, str]]]] = [
+    ("noul-blank", lambda: di.noul("  "), [("instructions.blank", "$.instructions")]),
+    ("noul-blank-block", lambda: di.noul(di.text(" ")), [("instructions.blank", "$.instructions")]),
+    (
+        "noul-blank-blocks",
+        lambda: di.noul([di.text(" "), di.text("\n")]),
+        [("instructions.blank", "$.instructions")],
+    ),
+    ("score-blank-level", lambda: di.score("x", ["a", " "]), [("level.blank", "$.criteria[1]")]),
+    ("score-levels-set", lambda: di.score("x", ["a", "b"]), []),
+]
+
+
+@pytest.mark.parametrize(("call", "expected"), [c[1:] for c in BUILT], ids=[c[0] for c in BUILT])
+def test_builders_keep_the_lints(call: Any, expected: list[tuple[str, str]]) -> None:
+    assert [(p.code, p.json_path) for p in call().warnings] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(blank_texts, min_size=1, max_size=3),
+    form=st.sampled_from(["string", "block", "blocks"]),
+    target=st.sampled_from(["gemini", "parallel"]),
+)
+def test_instructions_are_blank_when_their_text_is_white_space_alone(
+    parts: list[str], form: str, target: str
+) -> None:
+    if form == "block":
+        parts = parts[:1]
+    instructions: Any = "".join(parts) if form == "string" else texts(*parts)
+    if form == "block":
+        instructions = instructions[0]
+    joined = "".join(parts)
+    body = (gemini if target == "gemini" else parallel)(q=noul(instructions))
+    codes = [code for code, _, _ in _found(body, target)]
+    blank = bool(joined) and joined.isspace() and (form == "string" or target == "gemini")
+    assert ("instructions.blank" in codes) == blank
+
+
+@settings(max_examples=300, deadline=None)
+@given(levels=st.lists(blank_texts, min_size=2, max_size=12))
+def test_every_level_of_white_space_alone_is_blank(levels: list[str]) -> None:
+    found = [
+        path for code, _, path in _found(gemini(q=score(levels)), "gemini") if code == "level.blank"
+    ]
+    assert found == [f"{LEVELS}[{i}]" for i, level in enumerate(levels) if level.isspace()]
+
+
 # --- every lint --------------------------------------------------------------------------
 
-CASES = [*JOINS, *STATE_INTEGERS]
+CASES = [*JOINS, *STATE_INTEGERS, *BLANKS]
 
 
 @pytest.mark.parametrize("form", ["mapping", "str", "bytes"])
