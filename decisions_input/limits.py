@@ -956,6 +956,12 @@ _RULE_LIST: tuple[Rule, ...] = (
     ),
     Rule("annotation.type", "An instruction annotation has an unknown type."),
     Rule(
+        "annotation.in_request",
+        "An instruction block carries annotations, which are documented for generated text, "
+        "not as anything a request tells the model.",
+        _W,
+    ),
+    Rule(
         "option.count",
         "A choice question has too few or too many options.",
         limits=("MIN_OPTIONS", "MAX_OPTIONS"),

@@ -533,11 +533,25 @@ def check_instruction_block(value: Any, path: Path, limits: Limits) -> Iterator[
         elif key == "text":
             yield from check_text_member(member, where)
         elif key == "annotations":
-            if type(member) is not list:
-                yield wrong_type(member, where, "an array of annotations")
-            else:
-                for index, item in enumerate(member):
-                    yield from check_annotation(item, where + (index,), limits)
+            yield from _check_annotations(member, where, limits)
+
+
+def _check_annotations(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
+    """Check an instruction block's annotations: a warning that a request has any, then
+    each one against its type."""
+    if type(value) is not list:
+        yield wrong_type(value, path, "an array of annotations")
+        return
+    if value:
+        yield Problem(
+            path,
+            "annotation.in_request",
+            "annotations are documented for generated text (citations, speech, words), not "
+            "as anything a request tells the model; leave them out",
+            _W,
+        )
+    for index, item in enumerate(value):
+        yield from check_annotation(item, path + (index,), limits)
 
 
 def check_annotation(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:

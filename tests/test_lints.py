@@ -52,6 +52,11 @@ def score(levels: list[str]) -> dict[str, Any]:
     return {"type": "score", "instructions": "How severe is it?", "criteria": levels}
 
 
+def annotated(annotations: Any) -> dict[str, Any]:
+    return noul([{"type": "text", "text": "Is it billing?", "annotations": annotations}])
+
+
+CITATION = {"type": "url_citation", "url": "https://example.com", "start_index": 0}
 INSTRUCTIONS = "$.questions.q.instructions"
 LEVELS = "$.questions.q.criteria"
 
@@ -504,9 +509,75 @@ def test_every_level_of_white_space_alone_is_blank(levels: list[str]) -> None:
     assert found == [f"{LEVELS}[{i}]" for i, level in enumerate(levels) if level.isspace()]
 
 
+# --- annotation.in_request ---------------------------------------------------------------
+
+# annotation.in_request: annotations on an instruction block
+ANNOTATIONS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
+    (
+        "annotations",
+        "gemini",
+        gemini(q=annotated([CITATION])),
+        [("annotation.in_request", W, INSTRUCTIONS + "[0].annotations")],
+    ),
+    (
+        "annotations-one-block",
+        "gemini",
+        gemini(
+            q=noul(
+                {
+                    "type": "text",
+                    "text": "Is it?",
+                    "annotations": [CITATION, CITATION],
+                }
+            )
+        ),
+        [("annotation.in_request", W, INSTRUCTIONS + ".annotations")],
+    ),
+    ("annotations-empty", "gemini", gemini(q=annotated([])), []),
+    (
+        "annotations-unknown-type",
+        "gemini",
+        gemini(q=annotated([{"type": "footnote"}])),
+        [
+            ("annotation.in_request", W, INSTRUCTIONS + "[0].annotations"),
+            ("annotation.type", E, INSTRUCTIONS + "[0].annotations[0].type"),
+        ],
+    ),
+    (
+        "annotations-not-array",
+        "gemini",
+        gemini(q=annotated(CITATION)),
+        [("schema.type", E, INSTRUCTIONS + "[0].annotations")],
+    ),
+    (
+        "annotations-on-input-block",
+        "gemini",
+        gemini(
+            [
+                {"type": "text", "text": "Late.", "annotations": [CITATION]},
+            ]
+        ),
+        [("schema.unknown_member", E, "$.input[0].annotations")],
+    ),
+    (
+        "parallel-annotations",
+        "parallel",
+        parallel(q=annotated([CITATION])),
+        [("instructions.form", E, INSTRUCTIONS)],
+    ),
+]
+
+
+def test_parallel_annotations_are_unknown_where_blocks_are_allowed() -> None:
+    relaxed = PARALLEL.derive(INSTRUCTION_FORMS=frozenset({"string", "block", "blocks"}))
+    body = parallel(q=annotated([CITATION]))
+    found = [(p.code, p.json_path) for p in di.iter_problems(body, limits=relaxed)]
+    assert found == [("schema.unknown_member", INSTRUCTIONS + "[0].annotations")]
+
+
 # --- every lint --------------------------------------------------------------------------
 
-CASES = [*JOINS, *STATE_INTEGERS, *BLANKS]
+CASES = [*JOINS, *STATE_INTEGERS, *BLANKS, *ANNOTATIONS]
 
 
 @pytest.mark.parametrize("form", ["mapping", "str", "bytes"])

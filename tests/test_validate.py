@@ -354,7 +354,7 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
         [("instructions.form", "$.questions.q.instructions")],
     ),
     (
-        "annotations-ok",
+        "annotations-well-formed",
         "gemini",
         gemini(
             q={
@@ -383,7 +383,7 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
                 ],
             }
         ),
-        [],
+        [("annotation.in_request", "$.questions.q.instructions[0].annotations")],
     ),
     (
         "annotation-unknown-type",
@@ -396,7 +396,10 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
                 ],
             }
         ),
-        [("annotation.type", "$.questions.q.instructions[0].annotations[0].type")],
+        [
+            ("annotation.in_request", "$.questions.q.instructions[0].annotations"),
+            ("annotation.type", "$.questions.q.instructions[0].annotations[0].type"),
+        ],
     ),
     (
         "annotation-wrong-member-type",
@@ -412,6 +415,7 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
             }
         ),
         [
+            ("annotation.in_request", "$.questions.q.instructions.annotations"),
             ("schema.type", "$.questions.q.instructions.annotations[0].page_number"),
             ("schema.unknown_member", "$.questions.q.instructions.annotations[0].extra"),
         ],
@@ -931,6 +935,7 @@ def test_lone_surrogates_in_uris_and_metadata_are_refused() -> None:
     body = gemini(q={"type": "noul", "instructions": [block]})
     where = "$.questions.q.instructions[0].annotations[0].custom_metadata"
     assert _found(body, "gemini") == [
+        ("annotation.in_request", "$.questions.q.instructions[0].annotations"),
         ("json.lone_surrogate", f"{where}.k"),
         ("json.non_finite", f"{where}.n"),
     ]
