@@ -1124,3 +1124,45 @@ blank_texts = st.text(
     ),
     max_size=4,
 )
+
+# Requests built to meet every lint at once: joined input text, a state with large
+# integers, blank or nearly blank instructions and levels, annotations.
+_IMAGE = {"type": "image", "uri": "https://example.com/a.png", "mime_type": "image/png"}
+joined_text_blocks = st.lists(
+    st.builds(lambda text: {"type": "text", "text": text}, join_texts) | st.just(_IMAGE),
+    min_size=1,
+    max_size=4,
+)
+_ANNOTATION = {"type": "url_citation", "url": "https://example.com", "start_index": 0}
+
+
+def _instructions(texts: list[str], form: str, annotations: list[Any] | None) -> Any:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text in texts]
+    if annotations is not None:
+        blocks = [block | {"annotations": annotations} for block in blocks]
+    if form == "string":
+        return "".join(texts)
+    return blocks[0] if form == "block" else blocks
+
+
+@st.composite
+def lint_requests(draw: st.DrawFn, target: str) -> Any:
+    """A request of ``target`` built to meet the lints: joined input text, a state with
+    large integers, blank or nearly blank instructions and levels, annotations."""
+    questions: dict[str, Any] = {}
+    for index in range(draw(st.integers(1, 3))):
+        texts = draw(st.lists(blank_texts | join_texts, min_size=1, max_size=3))
+        form = draw(st.sampled_from(["string", "block", "blocks"]))
+        notes = draw(st.none() | st.lists(st.just(_ANNOTATION), max_size=2))
+        question: dict[str, Any] = {
+            "type": "noul",
+            "instructions": _instructions(texts, form, notes),
+        }
+        if draw(st.booleans()):
+            levels = draw(st.lists(blank_texts | join_texts, min_size=2, max_size=12))
+            question |= {"type": "score", "criteria": levels}
+        questions[f"q{index}"] = question
+    if target == "parallel":
+        return {"state": draw(state_values), "questions": questions}
+    blocks = draw(joined_text_blocks)
+    return {"model": "gemini-decision-1", "input": blocks, "questions": questions}

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import decisions_input as di
 from decisions_input.limits import PARALLEL
-from tests.strategies import blank_texts, join_texts, state_values
+from tests.strategies import blank_texts, join_texts, lint_requests, state_values
 
 W, E = "warning", "error"
 REQUESTS = Path(__file__).parent.parent / "testdata" / "requests"
@@ -587,3 +587,19 @@ CASES = [*JOINS, *STATE_INTEGERS, *BLANKS, *ANNOTATIONS]
 def test_lint(target: str, body: Any, expected: list[tuple[str, str, str]], form: str) -> None:
     given_as = _forms(body)[["mapping", "str", "bytes"].index(form)]
     assert _found(given_as, target) == expected
+
+
+def test_strict_makes_the_lints_errors() -> None:
+    body = gemini(texts("late.", "Customer"), q=score(["Low", " "]))
+    assert _found(body, "gemini", strict=True) == [
+        ("text.run_together", E, "$.input[1]"),
+        ("level.blank", E, LEVELS + "[1]"),
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), target=st.sampled_from(["gemini", "parallel"]))
+def test_the_lints_agree_in_every_form(data: st.DataObject, target: str) -> None:
+    body = data.draw(lint_requests(target))
+    found = [_found(form, target) for form in _forms(body)]
+    assert found[0] == found[1] == found[2]
