@@ -152,6 +152,8 @@ JOINS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
     ("join-khmer", "gemini", gemini(texts("សួស", "ស្តី")), []),
     ("join-halfwidth-katakana", "gemini", gemini(texts("ｶﾀ", "ｶﾅ")), []),
     ("join-thai-sentence", "gemini", gemini(texts("It was late.", "ครับ")), []),
+    # Found by fuzzing: a full stop after a Thai vowel sign, a mark rather than a letter.
+    ("join-thai-vowel-sign-period", "gemini", gemini(texts("คั.", "Next")), []),
     (
         "join-across-image",
         "gemini",
