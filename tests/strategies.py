@@ -1093,6 +1093,15 @@ _JOIN_PIECES = st.sampled_from(
     ]
 )
 join_texts = st.lists(_JOIN_PIECES, min_size=1, max_size=3).map("".join)
+# Text of scripts written without spaces between words: Chinese, Japanese (with half-width
+# katakana), Thai, Lao, with their own punctuation.
+unspaced_texts = st.text(
+    st.sampled_from(
+        list("\u65e5\u672c\u8a9e\u3002\u3001\u304b\u30ab\u0e04\u0e23\u0e31\u0e1a\uff76\uff85\u0e81")
+    ),
+    min_size=2,
+    max_size=8,
+)
 
 # Integers on both sides of 2**53 and of the exactly held powers past it, either sign, and
 # anywhere up to a double's range.

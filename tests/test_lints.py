@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 
 import decisions_input as di
 from decisions_input.limits import PARALLEL
-from tests.strategies import blank_texts, join_texts, lint_requests, state_values
+from tests.strategies import (
+    blank_texts,
+    join_texts,
+    lint_requests,
+    state_values,
+    unspaced_texts,
+)
 
 W, E = "warning", "error"
 REQUESTS = Path(__file__).parent.parent / "testdata" / "requests"
@@ -79,7 +85,7 @@ def _target(path: Path) -> str:
 
 # --- text.run_together -------------------------------------------------------------------
 
-# text.run_together: blocks joined letter to letter, or across the end of a sentence
+# Text blocks joined letter to letter, or across the end of a sentence.
 JOINS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
     (
         "join-letters",
@@ -220,15 +226,8 @@ def test_text_cut_at_its_spaces_never_runs_together(words: list[str], keep_left:
     assert "text.run_together" not in [code for code, _, _ in _found(body, "gemini")]
 
 
-_UNSPACED_TEXT = st.text(
-    st.sampled_from(list("日本語。、かカครับｶﾅກ")),
-    min_size=2,
-    max_size=8,
-)
-
-
 @settings(max_examples=200, deadline=None)
-@given(text=_UNSPACED_TEXT, data=st.data())
+@given(text=unspaced_texts, data=st.data())
 def test_text_without_word_spaces_is_cut_anywhere_without_a_lint(
     text: str, data: st.DataObject
 ) -> None:
@@ -251,7 +250,7 @@ def test_a_sentence_end_meeting_a_capital_runs_together(word: str, name: str, en
 
 # --- state.integer_precision -------------------------------------------------------------
 
-# state.integer_precision: an integer a double does not hold, in Parallel's state
+# Integers of Parallel's state on both sides of what a double holds exactly.
 STATE_INTEGERS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
     ("state-2^53", "parallel", parallel({"id": 2**53}), []),
     (
@@ -338,7 +337,7 @@ def test_the_integer_lint_finds_every_integer_a_double_changes(state: Any) -> No
 
 # --- instructions.blank, level.blank -----------------------------------------------------
 
-# instructions.blank: white space alone, in every form of instructions
+# White space alone, in every form of instructions, and as a score level.
 BLANKS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
     (
         "instructions-blank-string",
@@ -513,7 +512,7 @@ def test_every_level_of_white_space_alone_is_blank(levels: list[str]) -> None:
 
 # --- annotation.in_request ---------------------------------------------------------------
 
-# annotation.in_request: annotations on an instruction block
+# Annotations on an instruction block, and where blocks take none.
 ANNOTATIONS: list[tuple[str, str, Any, list[tuple[str, str, str]]]] = [
     (
         "annotations",
