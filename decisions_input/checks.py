@@ -18,6 +18,7 @@ wrong.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -164,8 +165,13 @@ def check_state(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     nesting than the library's bound. The JSON text checks refuse these in text already.
     Nesting counts from the document root, as in text: the body is level 1, so the state's
     own containers start at level 2, and ``json.too_deep`` names the first one past the bound.
+    An integer beyond ``MAX_EXACT_STATE_INTEGER`` is valid JSON that many readers cannot
+    hold exactly: a warning, ``state.integer_precision``. A float is not an integer (it is a
+    double already), nor is a boolean.
     """
-    yield from _check_json_value(value, path, limits.MAX_JSON_DEPTH)
+    yield from _check_json_value(
+        value, path, limits.MAX_JSON_DEPTH, max_exact_integer=limits.MAX_EXACT_STATE_INTEGER
+    )
 
 
 # --- input ---------------------------------------------------------------------------------
@@ -236,12 +242,56 @@ def _text_of(block: Any) -> str | None:
 
 
 def _runs_together(left: str, right: str) -> bool:
-    """True when the joined text would fuse two words: letters or digits meet, in a script
-    that separates words with spaces (CJK text, written without them, is left alone)."""
+    """True when the joined text would fuse two words, in a script that separates words
+    with spaces: letters or digits meet (``abc`` + ``def``), or a sentence ends and the
+    next begins (``late.`` + ``Customer``)."""
     a, b = left[-1], right[0]
-    if not (a.isalnum() and b.isalnum()):
+    if a.isalnum() and b.isalnum():
+        return _spaced(a) and _spaced(b)
+    return _sentence_meets_word(left, right)
+
+
+# Sentence-ending punctuation, the closing quotes and brackets that may follow it, and the
+# opening ones that may precede the next sentence's first letter.
+_SENTENCE_ENDS = ".!?\u2026\u203d"
+_CLOSERS = "\"')]}\u2019\u201d\u00bb\u203a"
+_OPENERS = "\"'([{\u2018\u201c\u00ab\u2039"
+# Scripts written without spaces between words, beyond the wide (CJK) characters: Thai,
+# Lao, Tibetan, Myanmar, Khmer, the Tai scripts, Buginese, Balinese, Javanese, and
+# half-width katakana.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u1950-\u1aaf\u19e0-\u19ff\u1b00-\u1b7f"
+    "\ua980-\ua9ff\uaa60-\uaadf\uff61-\uff9f]"
+)
+# Within a word that runs across the join: what makes it a name of its own, written
+# without spaces (a URL, a path, an e-mail address, a host or file name, an
+# abbreviation such as "e.g.", a version or decimal number).
+_NAME_MARK = re.compile(r"[/\\@]|\w\.\w")
+_NAME_MARK_IN_FIRST_WORD = re.compile(r"\S*?(?:[/\\@]|\w\.\w)")
+
+
+def _spaced(char: str) -> bool:
+    """Tell whether a character is of a script that separates words with spaces."""
+    return unicodedata.east_asian_width(char) not in "WF" and _UNSPACED.match(char) is None
+
+
+def _sentence_meets_word(left: str, right: str) -> bool:
+    """True when ``left`` ends a sentence and ``right`` starts one with no space between:
+    the next word starts with a capital, or a letter of a script without case."""
+    ending = left.rstrip(_CLOSERS)
+    word = right.lstrip(_OPENERS)
+    if not ending or ending[-1] not in _SENTENCE_ENDS or not word:
         return False
-    return not (unicodedata.east_asian_width(a) in "WF" or unicodedata.east_asian_width(b) in "WF")
+    first, before = word[0], ending.rstrip(_SENTENCE_ENDS)[-1:]
+    if not first.isalpha() or first.islower() or not _spaced(first):
+        return False
+    if before and not _spaced(before):  # the sentence is of a script without spaces
+        return False
+    # The word across the join: the start of the right text up to its first space, and
+    # the end of the left one back to its last.
+    if _NAME_MARK_IN_FIRST_WORD.match(word) is not None:
+        return False
+    return _NAME_MARK.search(ending.rsplit(None, 1)[-1]) is None
 
 
 def check_block(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ._unicode import has_surrogate
-from .errors import Path, Problem
+from .errors import Path, Problem, Severity
 
 __all__ = [
     "article",
@@ -87,7 +87,12 @@ def required(
             yield Problem(path, "schema.required", f"member {name!r} is required in {what}")
 
 
-def check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem]:
+def check_json_value(
+    value: Any, path: Path, max_depth: int, *, max_exact_integer: int | None = None
+) -> Iterator[Problem]:
+    """Walk a JSON value for what no JSON text can hold; with ``max_exact_integer`` (the
+    state's bound), an integer beyond it either way that a double does not hold exactly is
+    a ``state.integer_precision`` warning."""
     # Iterative walk: a state may nest deeper than the interpreter's recursion limit. The
     # containers on the way down are kept, so a container that holds itself is caught.
     stack: list[tuple[Any, Path, tuple[int, ...], Problem | None]] = [(value, path, (), None)]
@@ -108,6 +113,8 @@ def check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem
                 yield Problem(
                     where, "json.number_range", "expected a number within a double's range"
                 )
+            elif max_exact_integer is not None and _inexact(item, max_exact_integer):
+                yield _inexact_integer(item, where, max_exact_integer)
         elif kind is dict or kind is list:
             if id(item) in above:
                 yield Problem(where, "json.too_deep", "the value holds itself; it has no JSON text")
@@ -131,6 +138,29 @@ def check_json_value(value: Any, path: Path, max_depth: int) -> Iterator[Problem
             )
         elif kind not in (bool, type(None)):
             yield Problem(where, "schema.type", f"expected a JSON value, found {kind.__name__}")
+
+
+def _inexact(number: int, bound: int) -> bool:
+    """Tell whether a double would not hold the integer (within a double's range)."""
+    return abs(number) > bound and float(number) != number
+
+
+def _inexact_integer(number: int, path: Path, bound: int) -> Problem:
+    return Problem(
+        path,
+        "state.integer_precision",
+        f"expected an integer a double holds exactly (every one within ±{bound:,}), found "
+        f"{_digits(number)}, which JavaScript and other readers that keep JSON numbers as "
+        f"doubles read as {_digits(int(float(number)))}; send it as a string",
+        Severity.WARNING,
+    )
+
+
+def _digits(number: int) -> str:
+    text = str(number)
+    if len(text) <= 24:
+        return text
+    return f"{text[:10]}...{text[-8:]} ({len(text.lstrip('-'))} digits)"
 
 
 def _member_name_problem(key: Any, path: Path) -> Problem | None:

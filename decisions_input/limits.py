@@ -150,6 +150,7 @@ class Limits:
     MODELS: frozenset[str]
     MODEL_PREFIXES: tuple[str, ...]  # resource prefixes a client may put before a model name
     MODES: tuple[str, ...]
+    MAX_EXACT_STATE_INTEGER: int | None  # past it, an inexact integer in the state warns
     # --- questions ---------------------------------------------------------------------
     MIN_QUESTIONS: int
     MAX_QUESTIONS: int
@@ -328,6 +329,7 @@ GEMINI = Limits(
     # in the seeds or the SDK (its tuned and Vertex model forms are not Decisions models).
     MODEL_PREFIXES=("models/",),
     MODES=(),  # no mode member (003)
+    MAX_EXACT_STATE_INTEGER=None,  # no state member (003)
     MIN_QUESTIONS=1,  # 003 questions.minProperties
     MAX_QUESTIONS=1000,  # 003 questions.maxProperties
     QUESTION_KEY_CHARS="A-Za-z0-9_-",  # 003 propertyNames pattern
@@ -774,6 +776,14 @@ PARALLEL = GEMINI.derive(
     MODELS=frozenset(),  # 002 has no model member
     MODEL_PREFIXES=(),
     MODES=("fast",),  # 002 mode const "fast"
+    # 002 state "accepts any JSON value", and its own client example builds the body with
+    # JavaScript's JSON.stringify. RFC 8259 (section 6) and I-JSON (RFC 7493, section 2.2):
+    # integers beyond 2**53 are not interoperable, since readers that keep numbers as
+    # IEEE 754 doubles (53-bit significands; JavaScript among them) hold every integer up
+    # to 2**53 exactly and only some past it (2**53 + 1 reads as 2**53). An integer past
+    # the bound that a double does not hold exactly is valid JSON, so it is a warning
+    # (state.integer_precision); one a double holds (2**60) is not. None turns it off.
+    MAX_EXACT_STATE_INTEGER=2**53,
     MAX_QUESTIONS=100,  # 002 questions.maxProperties, "1-100 questions"
     MAX_QUESTION_KEY_CHARS=None,  # 002 pattern ^[A-Za-z0-9_-]+$ states no length cap
     # 002 references GroundedChoiceQuestion, GroundedScoreQuestion and GroundedNoulQuestion
@@ -909,6 +919,13 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("MODEL_PREFIXES",),
     ),
     Rule("mode.unknown", "The mode is not one the API offers.", limits=("MODES",)),
+    Rule(
+        "state.integer_precision",
+        "An integer in the state that a double does not hold exactly; JavaScript and many "
+        "JSON readers would read another number.",
+        _W,
+        limits=("MAX_EXACT_STATE_INTEGER",),
+    ),
     # Sending (Request.http): the arguments that say where and how a request goes
     Rule("endpoint.unknown", "The endpoint name is not one of the target's services."),
     Rule(
@@ -935,7 +952,8 @@ _RULE_LIST: tuple[Rule, ...] = (
     Rule("text.reserved", "A string holds the text the library uses to place inline media."),
     Rule(
         "text.run_together",
-        "Two adjacent text blocks would run words together; the API joins them with no separator.",
+        "Two adjacent text blocks would run words together, letter to letter or across the "
+        "end of a sentence (late. + Customer); the API joins them with no separator.",
         _W,
     ),
     # Questions
@@ -956,13 +974,24 @@ _RULE_LIST: tuple[Rule, ...] = (
     ),
     Rule("question.type", "The question type is not supported.", limits=("QUESTION_TYPES",)),
     Rule("instructions.empty", "Instructions are empty: an empty string or no text block."),
-    Rule("instructions.blank", "Instructions are only whitespace.", _W),
+    Rule(
+        "instructions.blank",
+        "Instructions are only whitespace, as a string or as text blocks: they pass the "
+        "length check and ask nothing.",
+        _W,
+    ),
     Rule(
         "instructions.form",
         "Instructions take a form the target does not accept.",
         limits=("INSTRUCTION_FORMS",),
     ),
     Rule("annotation.type", "An instruction annotation has an unknown type."),
+    Rule(
+        "annotation.in_request",
+        "An instruction block carries annotations, which are documented for generated text, "
+        "not as anything a request tells the model.",
+        _W,
+    ),
     Rule(
         "option.count",
         "A choice question has too few or too many options.",
@@ -998,6 +1027,11 @@ _RULE_LIST: tuple[Rule, ...] = (
         limits=("MIN_LEVELS", "MAX_LEVELS"),
     ),
     Rule("level.empty", "A score level is an empty string."),
+    Rule(
+        "level.blank",
+        "A score level is only whitespace: it passes the length check and describes nothing.",
+        _W,
+    ),
     Rule(
         "level.many", "More score levels than recommended.", _W, limits=("RECOMMENDED_MAX_LEVELS",)
     ),

@@ -410,7 +410,9 @@ def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> TextSize | No
         text = "".join(levels)
     except TypeError:  # a level that is not a string
         return None
-    if "" in levels or [*map(len, map(set, groups))] != counts:  # empty or repeated levels
+    if "" in levels or any(map(str.isspace, levels)):  # empty, or white space alone
+        return None
+    if [*map(len, map(set, groups))] != counts:  # repeated levels
         return None
     return _text_size(text, len(levels))
 
@@ -487,10 +489,22 @@ def check_instructions(value: Any, path: Path, limits: Limits) -> Iterator[Probl
     if not blocks:
         yield Problem(path, "instructions.empty", "expected at least one text block, found none")
         return
+    if _blank_blocks(blocks):
+        yield Problem(path, "instructions.blank", "instructions are only whitespace", _W)
     for index, block in enumerate(blocks):
         yield from check_instruction_block(
             block, path if form == "block" else path + (index,), limits
         )
+
+
+def _blank_blocks(blocks: list[Any]) -> bool:
+    """Tell whether text blocks join to white space alone: text, but none that states
+    anything (an empty text is an error of its own, and counts as blank here)."""
+    texts = [b.get("text") if type(b) is dict else None for b in blocks]
+    if not all(type(text) is str for text in texts):
+        return False
+    joined = "".join(cast("list[str]", texts))
+    return bool(joined) and joined.isspace()
 
 
 def _forms(forms: frozenset[str]) -> str:
@@ -519,11 +533,25 @@ def check_instruction_block(value: Any, path: Path, limits: Limits) -> Iterator[
         elif key == "text":
             yield from check_text_member(member, where)
         elif key == "annotations":
-            if type(member) is not list:
-                yield wrong_type(member, where, "an array of annotations")
-            else:
-                for index, item in enumerate(member):
-                    yield from check_annotation(item, where + (index,), limits)
+            yield from _check_annotations(member, where, limits)
+
+
+def _check_annotations(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
+    """Check an instruction block's annotations: a warning that a request has any, then
+    each one against its type."""
+    if type(value) is not list:
+        yield wrong_type(value, path, "an array of annotations")
+        return
+    if value:
+        yield Problem(
+            path,
+            "annotation.in_request",
+            "annotations are documented for generated text (citations, speech, words), not "
+            "as anything a request tells the model; leave them out",
+            _W,
+        )
+    for index, item in enumerate(value):
+        yield from check_annotation(item, path + (index,), limits)
 
 
 def check_annotation(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -709,16 +737,9 @@ def check_score_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pro
         plain = "".join(value).isascii()  # all strings, and no surrogate can hide in them
     except TypeError:
         plain = False
-    if not plain or "" in value:
+    if not plain or "" in value or any(map(str.isspace, value)):
         for index, level in enumerate(value):
-            if type(level) is not str:
-                yield wrong_type(level, path + (index,), "a level description string")
-            elif not level:
-                yield Problem(
-                    path + (index,), "level.empty", "expected a non-empty level description"
-                )
-            elif (problem := surrogate_problem(level, path + (index,))) is not None:
-                yield problem
+            yield from _check_level(level, path + (index,))
     hashable = [v for v in value if type(v) is str]
     if len(set(hashable)) != len(hashable):
         first: dict[str, int] = {}
@@ -730,6 +751,19 @@ def check_score_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pro
                     f"level {index} repeats level {first[level]}: {level[:40]!r}",
                     _W,
                 )
+
+
+def _check_level(level: Any, path: Path) -> Iterator[Problem]:
+    if type(level) is not str:
+        yield wrong_type(level, path, "a level description string")
+    elif not level:
+        yield Problem(path, "level.empty", "expected a non-empty level description")
+    elif level.isspace():
+        yield Problem(
+            path, "level.blank", "level is only whitespace; it describes nothing to score", _W
+        )
+    elif (problem := surrogate_problem(level, path)) is not None:
+        yield problem
 
 
 _CRITERIA_CHECKS: Mapping[str, Callable[[Any, Path, Limits], Iterator[Problem]]] = {

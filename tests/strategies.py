@@ -1102,3 +1102,130 @@ usage_members = st.one_of(
     st.fixed_dictionaries({"input_tokens": _token_counts, "output_tokens": _token_counts}),
     response_json,
 )
+
+
+# --- lints -------------------------------------------------------------------------------
+# Text around a join of input blocks: words and sentence ends in scripts with and without
+# word spaces, numbers, names written without spaces (URLs, paths, addresses), white
+# space and punctuation.
+_JOIN_PIECES = st.sampled_from(
+    [
+        "late",
+        "Customer",
+        "customer",
+        "late.",
+        "Late!",
+        "why?",
+        "wait...",
+        "\u2026",
+        "3.",
+        "5",
+        "v2.1.",
+        "e.g.",
+        "https://example.com/a.",
+        "/srv/x.",
+        "ann@example.",
+        '"stop."',
+        "\u201dSo",
+        "(See",
+        "'Then",
+        "\u65e5\u672c",
+        "\u8a9e\u3002",
+        "\u0e04\u0e23\u0e31\u0e1a",
+        "\uff76\uff85",
+        "\u05e9\u05dc\u05d5\u05dd",
+        "\u03a9mega",
+        "\u00e9",
+        "e\u0301",
+        " ",
+        "\n",
+        "\u00a0",
+        "\u3000",
+        ".",
+        "!",
+        ")",
+    ]
+)
+join_texts = st.lists(_JOIN_PIECES, min_size=1, max_size=3).map("".join)
+# Text of scripts written without spaces between words: Chinese, Japanese (with half-width
+# katakana), Thai, Lao, with their own punctuation.
+unspaced_texts = st.text(
+    st.sampled_from(
+        list("\u65e5\u672c\u8a9e\u3002\u3001\u304b\u30ab\u0e04\u0e23\u0e31\u0e1a\uff76\uff85\u0e81")
+    ),
+    min_size=2,
+    max_size=8,
+)
+
+# Integers on both sides of 2**53 and of the exactly held powers past it, either sign, and
+# anywhere up to a double's range.
+_EDGE_INTEGERS = [2**53 - 1, 2**53, 2**53 + 1, 2**53 + 2, 2**60, 2**60 + 1, 2**64 + 1, 10**300]
+state_integers = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.integers(2**53 - 3, 2**53 + 3),
+    st.sampled_from(_EDGE_INTEGERS).flatmap(lambda n: st.sampled_from([n, -n])),
+)
+state_values = st.recursive(
+    state_integers
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.booleans()
+    | st.none()
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+# White space of every kind Python's str.isspace knows (U+001C..1F among them), with
+# characters that are not white space though they show nothing (a zero-width space) or
+# little (a letter), so both sides of a blank lint are drawn.
+blank_texts = st.text(
+    st.sampled_from(
+        [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2003", "\u2028"]
+        + ["\u3000", "\u200b", "a"]
+    ),
+    max_size=4,
+)
+
+# Requests built to meet every lint at once: joined input text, a state with large
+# integers, blank or nearly blank instructions and levels, annotations.
+_IMAGE = {"type": "image", "uri": "https://example.com/a.png", "mime_type": "image/png"}
+joined_text_blocks = st.lists(
+    st.builds(lambda text: {"type": "text", "text": text}, join_texts) | st.just(_IMAGE),
+    min_size=1,
+    max_size=4,
+)
+_ANNOTATION = {"type": "url_citation", "url": "https://example.com", "start_index": 0}
+
+
+def _instructions(texts: list[str], form: str, annotations: list[Any] | None) -> Any:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text in texts]
+    if annotations is not None:
+        blocks = [block | {"annotations": annotations} for block in blocks]
+    if form == "string":
+        return "".join(texts)
+    return blocks[0] if form == "block" else blocks
+
+
+@st.composite
+def lint_requests(draw: st.DrawFn, target: str) -> Any:
+    """A request of ``target`` built to meet the lints: joined input text, a state with
+    large integers, blank or nearly blank instructions and levels, annotations."""
+    questions: dict[str, Any] = {}
+    for index in range(draw(st.integers(1, 3))):
+        texts = draw(st.lists(blank_texts | join_texts, min_size=1, max_size=3))
+        form = draw(st.sampled_from(["string", "block", "blocks"]))
+        notes = draw(st.none() | st.lists(st.just(_ANNOTATION), max_size=2))
+        question: dict[str, Any] = {
+            "type": "noul",
+            "instructions": _instructions(texts, form, notes),
+        }
+        if draw(st.booleans()):
+            levels = draw(st.lists(blank_texts | join_texts, min_size=2, max_size=12))
+            question |= {"type": "score", "criteria": levels}
+        questions[f"q{index}"] = question
+    if target == "parallel":
+        return {"state": draw(state_values), "questions": questions}
+    blocks = draw(joined_text_blocks)
+    return {"model": "gemini-decision-1", "input": blocks, "questions": questions}

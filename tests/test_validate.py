@@ -354,7 +354,7 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
         [("instructions.form", "$.questions.q.instructions")],
     ),
     (
-        "annotations-ok",
+        "annotations-well-formed",
         "gemini",
         gemini(
             q={
@@ -383,7 +383,7 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
                 ],
             }
         ),
-        [],
+        [("annotation.in_request", "$.questions.q.instructions[0].annotations")],
     ),
     (
         "annotation-unknown-type",
@@ -396,7 +396,10 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
                 ],
             }
         ),
-        [("annotation.type", "$.questions.q.instructions[0].annotations[0].type")],
+        [
+            ("annotation.in_request", "$.questions.q.instructions[0].annotations"),
+            ("annotation.type", "$.questions.q.instructions[0].annotations[0].type"),
+        ],
     ),
     (
         "annotation-wrong-member-type",
@@ -412,6 +415,7 @@ CASES: list[tuple[str, str, Any, list[tuple[str, str]]]] = [
             }
         ),
         [
+            ("annotation.in_request", "$.questions.q.instructions.annotations"),
             ("schema.type", "$.questions.q.instructions.annotations[0].page_number"),
             ("schema.unknown_member", "$.questions.q.instructions.annotations[0].extra"),
         ],
@@ -935,6 +939,7 @@ def test_lone_surrogates_in_uris_and_metadata_are_refused() -> None:
     body = gemini(q={"type": "noul", "instructions": [block]})
     where = "$.questions.q.instructions[0].annotations[0].custom_metadata"
     assert _found(body, "gemini") == [
+        ("annotation.in_request", "$.questions.q.instructions[0].annotations"),
         ("json.lone_surrogate", f"{where}.k"),
         ("json.non_finite", f"{where}.n"),
     ]
@@ -1037,9 +1042,12 @@ def test_a_number_beyond_a_double_is_refused_in_a_typed_member() -> None:
     note = {"type": "url_citation", "url": "https://a.example", "start_index": 10**309}
     block = {"type": "text", "text": "Is it?", "annotations": [note]}
     body = gemini(q={"type": "noul", "instructions": [block]})
-    where = "$.questions.q.instructions[0].annotations[0].start_index"
+    where = "$.questions.q.instructions[0].annotations"
     for form in (body, json.dumps(body)):
-        assert _found(form, "gemini") == [("json.number_range", where)]
+        assert sorted(_found(form, "gemini")) == [
+            ("annotation.in_request", where),
+            ("json.number_range", where + "[0].start_index"),
+        ]
 
 
 @pytest.mark.parametrize("kind", [{"a": 1}, ["image"], None, 7, True], ids=repr)
