@@ -778,6 +778,26 @@ token_texts = st.one_of(
 )
 
 
+@st.composite
+def budget_bodies(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A target and a body whose texts the budget rule sizes, bounds and measures: an input
+    text, text blocks (one string object may stand in two blocks), or a Parallel state,
+    each a measured text repeated up to hundreds of times, with a few questions."""
+    texts = draw(st.lists(token_texts.map(lambda t: t or "x"), min_size=1, max_size=3))
+    texts = [t * draw(st.integers(1, 400)) for t in texts]
+    questions = {
+        f"q{i}": {"type": "score", "instructions": text, "criteria": ["low", text[:9] + "!"]}
+        for i, text in enumerate(draw(st.lists(token_texts.map(lambda t: t or "x"), max_size=3)))
+    } or {"q": {"type": "noul", "instructions": "Is it?"}}
+    form = draw(st.sampled_from(["input", "blocks", "state"]))
+    if form == "state":
+        return "parallel", {"state": {"notes": texts, "n": len(texts)}, "questions": questions}
+    if form == "input":
+        return "gemini", {"model": "gemini-decision-1", "input": texts[0], "questions": questions}
+    blocks = [{"type": "text", "text": t} for t in texts + texts[:1]]  # the first one twice
+    return "gemini", {"model": "gemini-decision-1", "input": blocks, "questions": questions}
+
+
 # --- the command line's reports ------------------------------------------------------------
 # Any string a report may carry: file names with bytes that are not UTF-8 (surrogateescape),
 # lone surrogates in member names, control characters, line breaks, the characters the
