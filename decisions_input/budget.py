@@ -814,9 +814,26 @@ class _Part(NamedTuple):
 
 
 def _question_parts(questions: Mapping[Any, Any], limits: Limits, *, cheap: bool) -> list[_Part]:
+    if cheap:
+        return _sized_question_parts(questions, limits)
     parts = []
     for key, question in questions.items():
         _measured, _count, low, high = _question_tokens(question, limits, cheap=cheap)
+        parts.append(_Part(low, high, ("questions", key), "text", True, True))
+    return parts
+
+
+def _sized_question_parts(questions: Mapping[Any, Any], limits: Limits) -> list[_Part]:
+    """The questions' parts from their sizes alone, as :func:`_question_tokens` bounds them
+    with ``cheap``, in one loop: a request may hold a thousand questions."""
+    q_low, q_high = limits.QUESTION_OVERHEAD_TOKENS
+    c_low, c_high = limits.CRITERION_OVERHEAD_TOKENS
+    piece = limits.TEXT_MAX_PIECE_CHARS
+    parts = []
+    for key, question in questions.items():
+        chars, extra, count = _question_size(question)
+        low = -(-chars // piece) + q_low + count * c_low
+        high = chars + extra + q_high + count * c_high
         parts.append(_Part(low, high, ("questions", key), "text", True, True))
     return parts
 

@@ -28,7 +28,13 @@ import decisions_input as di
 from decisions_input.cli import main
 from decisions_input.limits import GEMINI, PARALLEL, RULES, Limits
 from decisions_input.textmeasure import measure_strings
-from tests.strategies import budget_bodies, json_values
+from tests.strategies import (
+    any_json,
+    budget_bodies,
+    json_values,
+    nearly_clean_questions,
+    question_values,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MEDIA = ROOT / "testdata" / "media"
@@ -671,6 +677,22 @@ def test_the_budget_rule_reads_each_text_once_and_decides_as_before(
     remembered = list(est.check_budget(body, (), limits))
     with mock.patch.object(est, "_Texts", _Forgetful):
         assert list(est.check_budget(body, (), limits)) == remembered
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=3), nearly_clean_questions | question_values | any_json, max_size=6
+    )
+)
+def test_the_questions_bounded_by_size_in_one_loop_are_bounded_as_one_by_one(
+    questions: dict[str, Any],
+) -> None:
+    one_by_one = []
+    for key, question in questions.items():
+        _measured, _count, low, high = est._question_tokens(question, GEMINI, cheap=True)
+        one_by_one.append(est._Part(low, high, ("questions", key), "text", True, True))
+    assert est._question_parts(questions, GEMINI, cheap=True) == one_by_one
 
 
 def test_the_validator_screen_never_undercounts() -> None:
