@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import decisions_input as di
 from decisions_input import GEMINI, RULES
 from decisions_input.errors import DecisionsInputError, Severity, SourceError
 from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
@@ -99,6 +100,16 @@ def test_manifest_fixture_sniffs_as_expected(entry: dict[str, Any]) -> None:
     assert {k: _plain(det.evidence.get(k)) for k in shown} == shown
     if "seconds" in entry and det.ok:
         _assert_told(det, entry["seconds"])
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[e["name"] for e in MANIFEST])
+def test_a_fixture_sniffs_the_same_from_its_path_bytes_and_buffers(entry: dict[str, Any]) -> None:
+    path = MEDIA / entry["name"]
+    data = path.read_bytes()
+    declared = entry.get("declared")
+    found = di.sniff(path, declared=declared)
+    for form in (data, bytearray(data), memoryview(data)):
+        assert di.sniff(form, declared=declared) == found
 
 
 def _assert_told(det: Detected, told: float) -> None:

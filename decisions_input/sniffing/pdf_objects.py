@@ -76,8 +76,11 @@ class RefArray(Sequence[Ref]):
         if want is None or want < 0:
             want = self._count
         if len(self._refs) <= want:
-            found = _REF_ITEM.finditer(self._text)
-            self._refs = [Ref(int(m.group(1)), int(m.group(2))) for m in islice(found, want + 1)]
+            if want >= self._count:  # every reference: found in one call
+                pairs = _REF_ITEM.findall(self._text)
+            else:
+                pairs = [m.groups() for m in islice(_REF_ITEM.finditer(self._text), want + 1)]
+            self._refs = [Ref(int(num), int(gen)) for num, gen in pairs]
         return self._refs[index]
 
 
@@ -175,7 +178,7 @@ def _quick_members(
             key = match.group(1).decode("latin-1")
             if key in keys and key not in out:
                 try:
-                    out[key], end = _parse(data, pos)
+                    out[key], end = _value(data, pos)
                 except Unreadable:
                     return None
                 if data.find(b"(", pos, end) >= 0:
@@ -183,6 +186,18 @@ def _quick_members(
                 pos = end
             else:
                 value_name = _VALUE_START.match(data, pos).group(1) is not None  # type: ignore[union-attr]
+
+
+_SCALARS = frozenset({"name", "gen", "num"})
+
+
+def _value(data: bytes, pos: int) -> tuple[PdfObject, int]:
+    """Parse the value at ``pos`` as :func:`_parse` does, a name, a reference or a number
+    without its stack of containers."""
+    match = _TOKEN.match(data, pos)
+    if match is not None and match.lastgroup in _SCALARS and match.end() < len(data):
+        return _scalar(data, match, match.end())
+    return _parse(data, pos)
 
 
 def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[PdfObject, int]:
