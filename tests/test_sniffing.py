@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -18,13 +19,14 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import decisions_input as di
 from decisions_input import GEMINI, RULES
 from decisions_input.errors import DecisionsInputError, Severity, SourceError
-from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
+from decisions_input.sniffing import Detected, mime_matches, pdf_objects, sniff_bytes, sniff_stream
 from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
-from tests.strategies import declared_mime_types, media_bytes, mutated_media
+from tests.strategies import declared_mime_types, media_bytes, mutated_media, pdf_dictionaries
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
@@ -984,6 +986,91 @@ def test_pdf_page_tree_cycle_is_corrupt() -> None:
         [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [2 0 R] /Count 1 >>"]
     )
     assert sniff_bytes(cycle).code == "media.corrupt"
+
+
+def _read_members(read: Any, data: bytes, keys: frozenset[str]) -> object:
+    """What a members reader gives for a dictionary at the start of ``data``, or the kind
+    of exception it raises; arrays of references as lists."""
+    try:
+        found = read(data, 2, keys)
+    except (pdf_objects.Unreadable, pdf_objects._NeedMore) as exc:
+        return type(exc).__name__
+    if found is None:
+        return None
+    value, end = found
+    return _plain_pdf(value), end
+
+
+def _plain_pdf(value: object) -> object:
+    """A parsed PDF value with its arrays of references as lists, to compare."""
+    if isinstance(value, dict):
+        return {k: _plain_pdf(v) for k, v in value.items()}
+    if isinstance(value, (list, pdf_objects.RefArray)):
+        return [_plain_pdf(v) for v in value]
+    return value
+
+
+_OLD_STRUCTURE = re.compile(rb"<<|>>|\[|\]|\(|%|/([^\x00\t\n\x0c\r ()<>\[\]{}/%]*)")
+_OLD_VALUE_START = re.compile(rb"[\x00\t\n\x0c\r ]*(/)?")
+
+
+def _members_token_by_token(data: bytes, pos: int, keys: frozenset[str]) -> object:
+    """The quick reader as it was before a name was matched together with its value: one
+    search per bracket or name, and a look after each unwanted member name for a name
+    value. The reference the quick reader is held to, on any text."""
+    out: dict[str, object] = {}
+    level, value_name = 1, False
+    while True:
+        match = _OLD_STRUCTURE.search(data, pos)
+        if match is None:
+            raise pdf_objects._NeedMore
+        token, pos = match.group(), match.end()
+        if token in (b"<<", b"["):
+            level += 1
+        elif token in (b">>", b"]"):
+            level -= 1
+            if level == 0:
+                return (out, pos) if token == b">>" else None
+        elif token in (b"(", b"%"):
+            return None
+        elif level == 1 and value_name:
+            value_name = False
+        elif level == 1:
+            key = match.group(1).decode("latin-1")
+            if key in keys and key not in out:
+                try:
+                    out[key], end = pdf_objects._parse(data, pos)
+                except pdf_objects.Unreadable:
+                    return None
+                if data.find(b"(", pos, end) >= 0:
+                    return None
+                pos = end
+            else:
+                value_name = _OLD_VALUE_START.match(data, pos).group(1) is not None  # type: ignore[union-attr]
+
+
+_WANTED = st.sampled_from(
+    [frozenset({"Type", "Kids", "Count"}), frozenset({"Pages"}), frozenset({"Root", "Size", "X"})]
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pdf_dictionaries(), _WANTED)
+def test_the_quick_dictionary_reader_reads_what_the_careful_one_does(
+    data: bytes, keys: frozenset[str]
+) -> None:
+    quick = _read_members(pdf_objects._quick_members, data, keys)
+    if quick is not None:  # None: the careful reader is asked instead
+        assert quick == _read_members(pdf_objects._members, data, keys)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pdf_dictionaries() | pdf_dictionaries(soup=True), _WANTED)
+def test_the_quick_dictionary_reader_reads_any_text_as_it_did_token_by_token(
+    data: bytes, keys: frozenset[str]
+) -> None:
+    found = _read_members(pdf_objects._quick_members, data, keys)
+    assert found == _read_members(_members_token_by_token, data, keys)
 
 
 def test_pdf_pages_are_counted_leaf_by_leaf_up_to_a_bound() -> None:

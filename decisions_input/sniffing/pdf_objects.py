@@ -144,8 +144,10 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
     return _parse(data, pos)
 
 
-_STRUCTURE = re.compile(rb"<<|>>|\[|\]|\(|%|/([^\x00\t\n\x0c\r ()<>\[\]{}/%]*)")
-_VALUE_START = re.compile(rb"[\x00\t\n\x0c\r ]*(/)?")
+# Brackets, strings and comments, and names: a name with a name or ">>" right after it.
+_STRUCTURE = re.compile(
+    rb"<<|>>|\[|\]|\(|%|/(" + _R + rb"*)(?:[\x00\t\n\x0c\r ]*(?:/(" + _R + rb"*)|(>>)))?"
+)
 
 
 def _quick_members(
@@ -154,38 +156,56 @@ def _quick_members(
     """Read the wanted members of a dictionary without a string or comment in it: only
     its brackets and names are looked at, the rest is skipped at the speed of a search.
 
-    None: the dictionary holds a string or a comment, so the careful reader has to go
-    through it. Raises ``_NeedMore`` when ``data`` ends inside the dictionary.
+    A member name is matched together with a name that is its value, so a name alone at
+    the dictionary's level is always a member name. None: the dictionary holds a string
+    or a comment, or a wanted member has no value, so the careful reader has to go through
+    it. Raises ``_NeedMore`` when ``data`` ends inside the dictionary.
     """
     out: dict[str, PdfObject] = {}
-    level, value_name = 1, False  # level: brackets open; value_name: a name is a value
+    level = 1  # brackets open
     while True:
         match = _STRUCTURE.search(data, pos)
         if match is None:
             raise _NeedMore
-        token, pos = match.group(), match.end()
-        if token in (b"<<", b"["):
-            level += 1
-        elif token in (b">>", b"]"):
-            level -= 1
+        pos, name = match.end(), match.group(1)
+        if name is None:
+            token = match.group()
+            if token in (b"(", b"%"):
+                return None
+            level += 1 if token in (b"<<", b"[") else -1
             if level == 0:
                 return (out, pos) if token == b">>" else None
-        elif token in (b"(", b"%"):
-            return None
-        elif level == 1 and value_name:
-            value_name = False
-        elif level == 1:
-            key = match.group(1).decode("latin-1")
-            if key in keys and key not in out:
-                try:
-                    out[key], end = _value(data, pos)
-                except Unreadable:
-                    return None
-                if data.find(b"(", pos, end) >= 0:
-                    return None
-                pos = end
+            continue
+        if match.group(3) is not None:  # ">>" right after the name
+            if level > 1:
+                level -= 1
+            elif (key := name.decode("latin-1")) in keys and key not in out:
+                return None  # a wanted member without a value
             else:
-                value_name = _VALUE_START.match(data, pos).group(1) is not None  # type: ignore[union-attr]
+                return out, pos
+        elif pos == len(data):
+            raise _NeedMore  # the name may go on past the buffer
+        elif level == 1:
+            key = name.decode("latin-1")
+            if key in keys and key not in out:
+                found = _wanted(data, match, out, key)
+                if found is None:
+                    return None
+                pos = found
+
+
+def _wanted(data: bytes, match: re.Match[bytes], out: dict[str, PdfObject], key: str) -> int | None:
+    """Read a wanted member's value into ``out``; return where it ends, None to look closer."""
+    named = match.group(2)
+    if named is not None:
+        out[key] = Name(named.decode("latin-1"))
+        return match.end()
+    start = match.end(1)
+    try:
+        out[key], end = _value(data, start)
+    except Unreadable:
+        return None
+    return None if data.find(b"(", start, end) >= 0 else end
 
 
 _SCALARS = frozenset({"name", "gen", "num"})
