@@ -144,9 +144,32 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
     return _parse(data, pos)
 
 
-# Brackets, strings and comments, and names: a name with a name or ">>" right after it.
+_W = rb"[\x00\t\n\x0c\r ]"
+# An array without a name, string, comment or dictionary in it, or an empty dictionary:
+# balanced, with nothing in it that the quick reader looks at.
+_PLAIN = rb"\[[^\[\]()<>%/]*\]|<<" + _W + rb"*>>"
+# Brackets, strings and comments, and names: a name with what may follow it right away
+# (a name, ">>", a reference, an integer or a plain container), so that a member name and
+# a value without brackets in it take one search.
 _STRUCTURE = re.compile(
-    rb"<<|>>|\[|\]|\(|%|/(" + _R + rb"*)(?:[\x00\t\n\x0c\r ]*(?:/(" + _R + rb"*)|(>>)))?"
+    _PLAIN
+    + rb"|<<|>>|\[|\]|\(|%|/("
+    + _R
+    + rb"*)(?:"
+    + _W
+    + rb"*(?:/("
+    + _R
+    + rb"*)|(>>)|(\d{1,10})"
+    + _W
+    + rb"+(\d{1,5})"
+    + _W
+    + rb"+R(?!"
+    + _R
+    + rb")|([+-]?\d+)(?!"
+    + _R
+    + rb")|"
+    + _PLAIN
+    + rb"))?"
 )
 
 
@@ -156,10 +179,11 @@ def _quick_members(
     """Read the wanted members of a dictionary without a string or comment in it: only
     its brackets and names are looked at, the rest is skipped at the speed of a search.
 
-    A member name is matched together with a name that is its value, so a name alone at
-    the dictionary's level is always a member name. None: the dictionary holds a string
-    or a comment, or a wanted member has no value, so the careful reader has to go through
-    it. Raises ``_NeedMore`` when ``data`` ends inside the dictionary.
+    A member name is matched together with a value that holds no name or bracket but its
+    own, so a name alone at the dictionary's level is always a member name. None: the
+    dictionary holds a string or a comment, or a wanted member has no value, so the
+    careful reader has to go through it. Raises ``_NeedMore`` when ``data`` ends inside
+    the dictionary.
     """
     out: dict[str, PdfObject] = {}
     level = 1  # brackets open
@@ -170,12 +194,15 @@ def _quick_members(
         pos, name = match.end(), match.group(1)
         if name is None:
             token = match.group()
-            if token in (b"(", b"%"):
+            if token in (b"<<", b"["):
+                level += 1
+            elif token in (b">>", b"]"):
+                level -= 1
+                if level == 0:
+                    return (out, pos) if token == b">>" else None
+            elif token in (b"(", b"%"):
                 return None
-            level += 1 if token in (b"<<", b"[") else -1
-            if level == 0:
-                return (out, pos) if token == b">>" else None
-            continue
+            continue  # a plain container: balanced
         if match.group(3) is not None:  # ">>" right after the name
             if level > 1:
                 level -= 1
@@ -184,7 +211,7 @@ def _quick_members(
             else:
                 return out, pos
         elif pos == len(data):
-            raise _NeedMore  # the name may go on past the buffer
+            raise _NeedMore  # the name or its value may go on past the buffer
         elif level == 1:
             key = name.decode("latin-1")
             if key in keys and key not in out:
@@ -195,10 +222,19 @@ def _quick_members(
 
 
 def _wanted(data: bytes, match: re.Match[bytes], out: dict[str, PdfObject], key: str) -> int | None:
-    """Read a wanted member's value into ``out``; return where it ends, None to look closer."""
-    named = match.group(2)
+    """Read a wanted member's value into ``out``, as :func:`_value` reads it; return where
+    it ends, or None to look closer."""
+    named, num, gen, number = match.group(2, 4, 5, 6)
     if named is not None:
         out[key] = Name(named.decode("latin-1"))
+        return match.end()
+    if gen is not None:
+        out[key] = Ref(int(num), int(gen))
+        return match.end()
+    if number is not None:
+        if len(data) - match.end() < 16 and number.isdigit() and not data.endswith(_PADDING):
+            raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
+        out[key] = int(number)
         return match.end()
     start = match.end(1)
     try:
