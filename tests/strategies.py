@@ -487,8 +487,8 @@ def _pdf_value(draw: st.DrawFn, depth: int = 0) -> bytes:
     kind = draw(st.integers(0, 3 if depth < 2 else 0))
     if kind == 0:
         return draw(_pdf_scalars)
-    if kind == 1:  # an array of references, as /Kids holds them
-        refs = draw(st.lists(st.integers(1, 99), max_size=5))
+    if kind == 1:  # an array of references, as /Kids holds them: short, or past 256 bytes
+        refs = draw(st.lists(st.integers(1, 99), max_size=5) | st.lists(st.just(7), min_size=40))
         return b"[" + _pdf_join(draw, [b"%d 0 R" % n for n in refs]) + b"]"
     items = draw(st.lists(_pdf_value(depth + 1), max_size=4))
     if kind == 2:

@@ -145,9 +145,10 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
 
 
 _W = rb"[\x00\t\n\x0c\r ]"
-# An array without a name, string, comment or dictionary in it, or an empty dictionary:
-# balanced, with nothing in it that the quick reader looks at.
-_PLAIN = rb"\[[^\[\]()<>%/]*\]|<<" + _W + rb"*>>"
+# A short array without a name, string, comment or dictionary in it, or an empty
+# dictionary: balanced, with nothing in it that the quick reader looks at. (A long array,
+# such as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
+_PLAIN = rb"\[[^\[\]()<>%/]{0,256}\]|<<" + _W + rb"*>>"
 # Brackets, strings and comments, and names: a name with what may follow it right away
 # (a name, ">>", a reference, an integer or a plain container), so that a member name and
 # a value without brackets in it take one search.
