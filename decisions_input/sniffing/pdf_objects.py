@@ -149,28 +149,21 @@ _W = rb"[\x00\t\n\x0c\r ]"
 # dictionary: balanced, with nothing in it that the quick reader looks at. (A long array,
 # such as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
 _PLAIN = rb"\[[^\[\]()<>%/]{0,256}\]|<<" + _W + rb"*>>"
-# Brackets, strings and comments, and names: a name with what may follow it right away
-# (a name, ">>", a reference, an integer or a plain container), so that a member name and
-# a value without brackets in it take one search.
+# What may follow a name right away and be taken with it: a name, ">>", a reference, an
+# integer or a plain container (groups 2 to 6).
+_AFTER_NAME = b"|".join(
+    [
+        rb"/(" + _R + rb"*)",
+        rb"(>>)",
+        rb"(\d{1,10})" + _W + rb"+(\d{1,5})" + _W + rb"+R(?!" + _R + rb")",
+        rb"([+-]?\d+)(?!" + _R + rb")",
+        _PLAIN,
+    ]
+)
+# Brackets, strings and comments, and names (group 1) with what follows them right away, so
+# that a member name and a value without brackets of its own take one search.
 _STRUCTURE = re.compile(
-    _PLAIN
-    + rb"|<<|>>|\[|\]|\(|%|/("
-    + _R
-    + rb"*)(?:"
-    + _W
-    + rb"*(?:/("
-    + _R
-    + rb"*)|(>>)|(\d{1,10})"
-    + _W
-    + rb"+(\d{1,5})"
-    + _W
-    + rb"+R(?!"
-    + _R
-    + rb")|([+-]?\d+)(?!"
-    + _R
-    + rb")|"
-    + _PLAIN
-    + rb"))?"
+    _PLAIN + rb"|<<|>>|\[|\]|\(|%|/(" + _R + rb"*)(?:" + _W + rb"*(?:" + _AFTER_NAME + rb"))?"
 )
 
 
