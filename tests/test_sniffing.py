@@ -988,6 +988,41 @@ def test_pdf_page_tree_cycle_is_corrupt() -> None:
     assert sniff_bytes(cycle).code == "media.corrupt"
 
 
+def _pdf_with_object_stream(stream_entry: tuple[int, int, int]) -> bytes:
+    """A PDF whose catalog sits in object stream 2, indexed by a cross-reference stream
+    that gives object 2 itself the entry ``stream_entry`` (type, field 2, field 3)."""
+    catalog = b"<< /Type /Catalog /Pages 3 0 R >>"
+    packed = zlib.compress(b"1 0 " + catalog)
+    out = bytearray(b"%PDF-1.5\n")
+    at_stream = len(out)
+    out += b"2 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>\n" % (
+        len(packed)
+    )
+    out += b"stream\n" + packed + b"\nendstream\nendobj\n"
+    at_xref = len(out)
+    rows = [(0, 0, 255), (2, 2, 0), stream_entry, (1, at_xref, 0)]
+    if stream_entry == (1, 0, 0):
+        rows[2] = (1, at_stream, 0)
+    table = zlib.compress(b"".join(struct.pack(">BHB", *row) for row in rows))
+    out += b"4 0 obj\n<< /Type /XRef /Size 4 /W [1 2 1] /Root 1 0 R /Filter /FlateDecode "
+    out += b"/Length %d >>\nstream\n" % len(table) + table + b"\nendstream\nendobj\n"
+    return bytes(out + b"startxref\n%d\n%%%%EOF\n" % at_xref)
+
+
+@pytest.mark.parametrize(
+    ("stream_entry", "code"),
+    [((1, 0, 0), "pdf.no_pages"), ((2, 2, 0), "media.corrupt")],
+    ids=["stream-in-the-file", "stream-listed-in-itself"],
+)
+def test_an_object_stream_that_would_be_read_from_itself_is_refused(
+    stream_entry: tuple[int, int, int], code: str
+) -> None:
+    # Found by benchmarks/fuzz_media.py: the reader went round the cycle until the
+    # interpreter's recursion limit, reported as internal.error.
+    det = sniff_bytes(_pdf_with_object_stream(stream_entry))
+    assert (det.mime, det.code) == (None, code), det.reason
+
+
 def _read_members(read: Any, data: bytes, keys: frozenset[str]) -> object:
     """What a members reader gives for a dictionary at the start of ``data``, or the kind
     of exception it raises; arrays of references as lists."""

@@ -511,6 +511,7 @@ class Document:
     sections: list[_Table | _XrefStream] = field(default_factory=list)
     trailer: dict[str, PdfObject] = field(default_factory=dict)
     _streams: dict[int, tuple[bytes, list[tuple[int, int]], int]] = field(default_factory=dict)
+    _opening: set[int] = field(default_factory=set)  # object streams being read
 
     @classmethod
     def open(cls, src: Source, startxref: int) -> Document:
@@ -658,6 +659,9 @@ class Document:
         if stream_num not in self._streams:
             if len(self._streams) >= 16:
                 raise Unreadable("objects spread over many object streams")
+            if stream_num in self._opening:  # listed in itself, or its /Length in the other
+                raise Unreadable(f"object stream {stream_num} needed to read itself")
+            self._opening.add(stream_num)
             self._streams[stream_num] = self._object_stream(stream_num)
         data, offsets, first = self._streams[stream_num]
         if index >= len(offsets) or offsets[index][0] != num:
