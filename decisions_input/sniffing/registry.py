@@ -125,11 +125,16 @@ def _run(entry: Format, src: Source) -> Detected | None:
         )
 
 
+# The package's own folder: a frame of the library is a frame of a file in it (a checkout
+# or an unpacked sdist named after the package holds other files too, such as the tests).
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
 def _where(exc: BaseException) -> str:
     """Name the innermost place of the library a failure came from, for a bug report."""
     place = "?"
     for frame in traceback.extract_tb(exc.__traceback__):
-        if "decisions_input" in frame.filename:
+        if Path(frame.filename).resolve().is_relative_to(_PACKAGE):
             place = f"{Path(frame.filename).name}:{frame.lineno}"
     return place
 
