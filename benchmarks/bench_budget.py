@@ -189,6 +189,7 @@ def median_ms(work: Callable[[], object]) -> float:
 
 
 def main() -> None:
+    print("targets: the measure and the budget rule each under 2x json.loads of the same text")
     print(
         f"{'text':8} {'bytes':>12} {'json.loads':>11} {'measure':>10} {'ratio':>6}  "
         f"{'budget rule':>11} {'ratio':>6}  verdict"

@@ -238,6 +238,9 @@ def sniff(src: Source, *, declared: str | None = None, limits: Limits = GEMINI) 
     .. versionadded:: 0.1
     """
     from .sniffing import sniff_stream
+
+    if type(src) is bytes:  # io.BytesIO shares the bytes, and reads them at C speed
+        return sniff_stream(io.BytesIO(src), len(src), declared=declared, limits=limits)
     from .sources import open_source
 
     if declared is not None and type(declared) is not str:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .errors import DecisionsInputError, InvalidInput, Path, Problem, Severity, render_json_path
 from .limits import Limits, limits_for, target_of
 from .media_checks import Base64Stream, DeferredData
-from .textmeasure import TextTokens, measure_strings
+from .textmeasure import TextTokens, measure_strings, measure_utf8
 
 if TYPE_CHECKING:
     from .sniffing import Detected
@@ -153,8 +153,47 @@ class Estimate:
 # --- text ------------------------------------------------------------------------------------
 
 
-def _text_size(strings: list[str]) -> tuple[int, int]:
+class _Texts:
+    """The UTF-8 of each text one budget check looks at, encoded once for the whole check.
+
+    The validator sizes a text, may bound it from its size, and may then measure it: with
+    this, each of those reads the same bytes. Kept by identity together with the text,
+    so that no other string can take its place while the check runs; a state's JSON text
+    likewise.
+    """
+
+    __slots__ = ("_state", "_utf8")
+
+    def __init__(self) -> None:
+        self._utf8: dict[int, tuple[str, bytes]] = {}
+        self._state: tuple[Any, str | None] | None = None
+
+    def utf8(self, text: str) -> bytes:
+        """Return the UTF-8 of ``text``, lone surrogates as their three bytes."""
+        kept = self._utf8.get(id(text))
+        if kept is None or kept[0] is not text:
+            kept = (text, text.encode("utf-8", "surrogatepass"))
+            self._utf8[id(text)] = kept
+        return kept[1]
+
+    def size(self, text: str) -> tuple[int, int]:
+        """Return the characters of ``text`` and its UTF-8 bytes past one per character."""
+        if text.isascii():
+            return len(text), 0
+        return len(text), len(self.utf8(text)) - len(text)
+
+    def state_text(self, state: Any) -> str | None:
+        """Return :func:`_state_text` of ``state``, made once."""
+        if self._state is None or self._state[0] is not state:
+            self._state = (state, _state_text(state))
+        return self._state[1]
+
+
+def _text_size(strings: list[str], texts: _Texts | None = None) -> tuple[int, int]:
     """Return the characters of the strings and their UTF-8 bytes past one per character."""
+    if texts is not None:
+        sizes = [*map(texts.size, strings)]
+        return sum(size[0] for size in sizes), sum(size[1] for size in sizes)
     joined = "".join(strings)
     chars = len(joined)
     if joined.isascii():
@@ -163,17 +202,26 @@ def _text_size(strings: list[str]) -> tuple[int, int]:
 
 
 def _text_tokens(
-    strings: list[str], limits: Limits, *, cheap: bool, stop_above: int | None = None
+    strings: list[str],
+    limits: Limits,
+    *,
+    cheap: bool,
+    stop_above: int | None = None,
+    texts: _Texts | None = None,
 ) -> TextTokens:
     """Bound the tokens of some strings: by class, or (``cheap``) from their size alone.
 
     The cheap bounds cost one join: one token per ``TEXT_MAX_PIECE_CHARS`` characters at
     least, one per UTF-8 byte at most. The validator tries them before measuring, and
-    measures no further than ``stop_above`` tokens.
+    measures no further than ``stop_above`` tokens. With ``texts``, one string is encoded
+    once for both.
     """
     if not cheap:
+        if texts is not None and len(strings) == 1:
+            data, chars = texts.utf8(strings[0]), len(strings[0])
+            return measure_utf8(data, chars=chars, limits=limits, stop_above=stop_above)
         return measure_strings(strings, limits=limits, stop_above=stop_above)
-    chars, extra = _text_size(strings)
+    chars, extra = _text_size(strings, texts)
     return TextTokens(-(-chars // limits.TEXT_MAX_PIECE_CHARS), chars + extra, chars, chars + extra)
 
 
@@ -298,7 +346,9 @@ def _text_row(path: Path, text: str, limits: Limits) -> BlockEstimate:
     return BlockEstimate(path, "text", basis, measured.low, measured.high)
 
 
-def _screen(texts: list[str], questions: Mapping[Any, Any], limits: Limits) -> int | None:
+def _screen(
+    texts: list[str], questions: Mapping[Any, Any], limits: Limits, known: _Texts | None = None
+) -> int | None:
     """Bound the high total of the texts and questions from above, in one cheap pass.
 
     Every member of a criteria object counts as text (noul member names too) and every
@@ -306,7 +356,7 @@ def _screen(texts: list[str], questions: Mapping[Any, Any], limits: Limits) -> i
     not well-formed enough for the pass. ``texts`` is extended in place.
     """
     rows = len(texts) + len(questions)
-    chars, extra = _text_size(texts)
+    chars, extra = _text_size(texts, known)
     strings = len(texts)
     for question in questions.values():
         size = screen_size(question)
@@ -764,9 +814,26 @@ class _Part(NamedTuple):
 
 
 def _question_parts(questions: Mapping[Any, Any], limits: Limits, *, cheap: bool) -> list[_Part]:
+    if cheap:
+        return _sized_question_parts(questions, limits)
     parts = []
     for key, question in questions.items():
         _measured, _count, low, high = _question_tokens(question, limits, cheap=cheap)
+        parts.append(_Part(low, high, ("questions", key), "text", True, True))
+    return parts
+
+
+def _sized_question_parts(questions: Mapping[Any, Any], limits: Limits) -> list[_Part]:
+    """The questions' parts from their sizes alone, as :func:`_question_tokens` bounds them
+    with ``cheap``, in one loop: a request may hold a thousand questions."""
+    q_low, q_high = limits.QUESTION_OVERHEAD_TOKENS
+    c_low, c_high = limits.CRITERION_OVERHEAD_TOKENS
+    piece = limits.TEXT_MAX_PIECE_CHARS
+    parts = []
+    for key, question in questions.items():
+        chars, extra, count = _question_size(question)
+        low = -(-chars // piece) + q_low + count * c_low
+        high = chars + extra + q_high + count * c_high
         parts.append(_Part(low, high, ("questions", key), "text", True, True))
     return parts
 
@@ -775,13 +842,15 @@ def _row_part(row: BlockEstimate) -> _Part:
     return _Part(row.low, row.high, row.path, row.modality, row.measured, False)
 
 
-def _text_part(path: Path, text: str, limits: Limits, *, cheap: bool, stop: int | None) -> _Part:
-    found = _text_tokens([text], limits, cheap=cheap, stop_above=stop)
+def _text_part(
+    path: Path, text: str, limits: Limits, *, cheap: bool, stop: int | None, texts: _Texts
+) -> _Part:
+    found = _text_tokens([text], limits, cheap=cheap, stop_above=stop, texts=texts)
     return _Part(found.low, found.high, path, "text", True, False, found.complete)
 
 
 def _input_parts(
-    value: Any, media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool
+    value: Any, media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool, texts: _Texts
 ) -> list[_Part]:
     """The input's parts in document order, as :func:`_input_rows` has them.
 
@@ -789,23 +858,24 @@ def _input_parts(
     """
     stop = None if cheap else limits.CONTEXT_WINDOW_TOKENS
     if type(value) is str:
-        return [_text_part(("input",), value, limits, cheap=cheap, stop=stop)]
+        return [_text_part(("input",), value, limits, cheap=cheap, stop=stop, texts=texts)]
     measured = {row.path: row for row in media_rows}
     parts = []
     for path, block in _input_items(value):
         if path in measured:
             parts.append(_row_part(measured[path]))
         elif block.get("type") == "text" and type(block.get("text")) is str:
-            parts.append(_text_part(path, block["text"], limits, cheap=cheap, stop=stop))
+            text = block["text"]
+            parts.append(_text_part(path, text, limits, cheap=cheap, stop=stop, texts=texts))
     return parts
 
 
-def _state_part(state: Any, limits: Limits, *, cheap: bool) -> _Part:
-    text = _state_text(state)
+def _state_part(state: Any, limits: Limits, *, cheap: bool, texts: _Texts) -> _Part:
+    text = texts.state_text(state)
     if text is None:
         return _Part(0, 0, ("state",), "text", False, False)
     stop = None if cheap else limits.MAX_STATE_PLUS_QUESTION_TOKENS
-    return _text_part(("state",), text, limits, cheap=cheap, stop=stop)
+    return _text_part(("state",), text, limits, cheap=cheap, stop=stop, texts=texts)
 
 
 class _Counted(NamedTuple):
@@ -818,17 +888,26 @@ class _Counted(NamedTuple):
 
 
 def _gemini_parts(
-    body: dict[str, Any], media_rows: list[BlockEstimate], limits: Limits, *, cheap: bool
+    body: dict[str, Any],
+    media_rows: list[BlockEstimate],
+    limits: Limits,
+    *,
+    cheap: bool,
+    texts: _Texts,
 ) -> _Counted:
     value, questions = body.get("input", ()), body["questions"]
-    parts = _input_parts(value, media_rows, limits, cheap=cheap)
+    parts = _input_parts(value, media_rows, limits, cheap=cheap, texts=texts)
     parts += _question_parts(questions, limits, cheap=cheap)
     low, high = sum(p.low for p in parts), sum(p.high for p in parts)
     return _Counted(parts, low, high, "the input and every question's instructions and criteria")
 
 
-def _parallel_parts(body: dict[str, Any], limits: Limits, *, cheap: bool) -> _Counted:
-    state = [_state_part(body["state"], limits, cheap=cheap)] if "state" in body else []
+def _parallel_parts(
+    body: dict[str, Any], limits: Limits, *, cheap: bool, texts: _Texts
+) -> _Counted:
+    state = (
+        [_state_part(body["state"], limits, cheap=cheap, texts=texts)] if "state" in body else []
+    )
     asked = _question_parts(body["questions"], limits, cheap=cheap)
     low = sum(p.low for p in state) + max((p.low for p in asked), default=0)
     high = sum(p.high for p in state) + max((p.high for p in asked), default=0)
@@ -836,7 +915,11 @@ def _parallel_parts(body: dict[str, Any], limits: Limits, *, cheap: bool) -> _Co
 
 
 def _screened_out(
-    body: dict[str, Any], limits: Limits, budget: int, questions_size: TextSize | None
+    body: dict[str, Any],
+    limits: Limits,
+    budget: int,
+    questions_size: TextSize | None,
+    texts: _Texts,
 ) -> tuple[bool, list[BlockEstimate]]:
     """Decide from sizes alone whether the request fits; return the measured media rows.
 
@@ -845,19 +928,21 @@ def _screened_out(
     """
     questions, value = body["questions"], body.get("input")
     if not limits.INPUT_BLOCK_TYPES:
-        state = _state_part(body["state"], limits, cheap=True).high if "state" in body else 0
+        state = 0
+        if "state" in body:
+            state = _state_part(body["state"], limits, cheap=True, texts=texts).high
         bound = _screen([], questions, limits)
         return bound is not None and bound + state <= budget, []
     if questions_size is not None and type(value) is str:
-        chars, extra = _text_size([value])
+        chars, extra = texts.size(value)
         size = (questions_size[0] + chars, questions_size[1] + extra, questions_size[2] + 1)
         return _text_bound(size, 1 + len(questions), len(questions), limits) <= budget, []
     value = body.get("input", ())
     if type(value) is str:
-        media_rows, texts = [], [value]
+        media_rows, strings = [], [value]
     else:
-        media_rows, texts = _media_rows(value, limits, refused=False), _input_texts(value)
-    bound = _screen(texts, questions, limits)
+        media_rows, strings = _media_rows(value, limits, refused=False), _input_texts(value)
+    bound = _screen(strings, questions, limits, texts)
     return bound is not None and bound + sum(r.high for r in media_rows) <= budget, media_rows
 
 
@@ -880,19 +965,20 @@ def check_budget(
     budget = _budget(limits)
     if budget is None or type(body) is not dict or type(body.get("questions")) is not dict:
         return iter(_NO_PROBLEMS)
-    fits, media_rows = _screened_out(body, limits, budget, questions_size)
+    texts = _Texts()
+    fits, media_rows = _screened_out(body, limits, budget, questions_size, texts)
     if fits:
         return iter(_NO_PROBLEMS)
     if limits.INPUT_BLOCK_TYPES:
         if type(body.get("input")) is not str and not media_rows:
             media_rows = _media_rows(body.get("input", ()), limits, refused=False)
-        found = _gemini_parts(body, media_rows, limits, cheap=True)
+        found = _gemini_parts(body, media_rows, limits, cheap=True, texts=texts)
         if found.low <= budget:
-            found = _gemini_parts(body, media_rows, limits, cheap=False)
+            found = _gemini_parts(body, media_rows, limits, cheap=False, texts=texts)
     else:
-        found = _parallel_parts(body, limits, cheap=True)
+        found = _parallel_parts(body, limits, cheap=True, texts=texts)
         if found.low <= budget:
-            found = _parallel_parts(body, limits, cheap=False)
+            found = _parallel_parts(body, limits, cheap=False, texts=texts)
     if found.high <= budget:
         return iter(_NO_PROBLEMS)
     return iter((_budget_problem(path, budget, found, bool(limits.INPUT_BLOCK_TYPES)),))

@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 from .limits import Limits
 
-__all__ = ["TextTokens", "measure_strings", "measure_text"]
+__all__ = ["TextTokens", "measure_strings", "measure_text", "measure_utf8"]
 
 # Byte classes; each is one hex digit, so that two neighbours unhexlify into one byte.
 (
@@ -241,6 +241,19 @@ def measure_text(text: str, *, limits: Limits, stop_above: int | None = None) ->
     """
     data = text.encode("ascii") if text.isascii() else text.encode("utf-8", "surrogatepass")
     return _measure(data, len(text), limits, stop_above)
+
+
+def measure_utf8(
+    data: bytes, *, chars: int, limits: Limits, stop_above: int | None = None
+) -> TextTokens:
+    """Bound the tokens of one text already encoded, as :func:`measure_text` bounds it.
+
+    For a caller that holds the text's UTF-8 (``surrogatepass`` for lone surrogates) and
+    its length in characters, so that the text is not encoded again.
+
+    .. versionadded:: 0.1
+    """
+    return _measure(data, chars, limits, stop_above)
 
 
 def measure_strings(

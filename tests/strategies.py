@@ -457,6 +457,63 @@ declared_mime_types = st.one_of(
 )
 
 
+# PDF dictionaries as the page-tree reader meets them: the members it wants and others, with
+# names, numbers, references, arrays of references, nested dictionaries and arrays, strings
+# (literal and hex), comments and every kind of white space between the tokens. Well formed
+# (a value for every name), or a soup of the same tokens.
+_pdf_gaps = st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"\x00", b"  \n"])
+_pdf_names = st.sampled_from(
+    [b"Type", b"Kids", b"Count", b"Pages", b"Page", b"Root", b"Size", b"Parent", b"X", b"", b"A#20"]
+)
+_pdf_scalars = st.one_of(
+    _pdf_names.map(lambda name: b"/" + name),
+    st.integers(-5, 10**6).map(lambda n: str(n).encode()),
+    st.sampled_from([b"0.5", b"-.5", b"true", b"null", b"12 0 R", b"3 0 R", b"(a)", b"(a(b)c)"]),
+    st.sampled_from([b"<414243>", b"<>", b"%note\n7"]),
+)
+
+
+def _pdf_join(draw: st.DrawFn, tokens: list[bytes]) -> bytes:
+    """Join tokens with white space, or none before a token that starts with a delimiter."""
+    out = b""
+    for token in tokens:
+        tight = out and token[:1] in b"/[<(" and draw(st.booleans())
+        out += token if tight else (draw(_pdf_gaps) if out else b"") + token
+    return out
+
+
+@st.composite
+def _pdf_value(draw: st.DrawFn, depth: int = 0) -> bytes:
+    kind = draw(st.integers(0, 3 if depth < 2 else 0))
+    if kind == 0:
+        return draw(_pdf_scalars)
+    if kind == 1:  # an array of references, as /Kids holds them: short, or past 256 bytes
+        refs = draw(st.lists(st.integers(1, 99), max_size=5) | st.lists(st.just(7), min_size=40))
+        return b"[" + _pdf_join(draw, [b"%d 0 R" % n for n in refs]) + b"]"
+    items = draw(st.lists(_pdf_value(depth + 1), max_size=4))
+    if kind == 2:
+        return b"[" + _pdf_join(draw, items) + b"]"
+    keys = draw(st.lists(_pdf_names, min_size=len(items), max_size=len(items)))
+    pairs = [_pdf_join(draw, [b"/" + k, v]) for k, v in zip(keys, items, strict=True)]
+    return b"<<" + _pdf_join(draw, pairs) + b">>"
+
+
+_pdf_tokens = st.one_of(_pdf_scalars, st.sampled_from([b"<<", b">>", b"[", b"]", b"/Type", b"0R"]))
+
+
+@st.composite
+def pdf_dictionaries(draw: st.DrawFn, *, soup: bool = False) -> bytes:
+    """The text of one PDF dictionary and what follows it, maybe cut short; with ``soup``,
+    tokens in any order between its brackets."""
+    if soup:
+        inner = _pdf_join(draw, draw(st.lists(_pdf_tokens, max_size=12)))
+    else:
+        members = draw(st.lists(st.tuples(_pdf_names, _pdf_value()), max_size=6))
+        inner = _pdf_join(draw, [_pdf_join(draw, [b"/" + k, v]) for k, v in members])
+    text = b"<< " + inner + draw(_pdf_gaps) + b">>" + draw(_pdf_gaps) + b"endobj"
+    return text[: draw(st.integers(0, len(text)))] if draw(st.booleans()) else text + b"\n" * 20
+
+
 def mutated_media(seeds: list[bytes]) -> st.SearchStrategy[bytes]:
     """Real files with bytes overwritten, cut short, or inserted."""
 
@@ -776,6 +833,26 @@ token_texts = st.one_of(
     st.text(max_size=60),
     st.lists(st.one_of(_token_runs, st.text(max_size=3)), max_size=30).map("".join),
 )
+
+
+@st.composite
+def budget_bodies(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A target and a body whose texts the budget rule sizes, bounds and measures: an input
+    text, text blocks (one string object may stand in two blocks), or a Parallel state,
+    each a measured text repeated up to hundreds of times, with a few questions."""
+    texts = draw(st.lists(token_texts.map(lambda t: t or "x"), min_size=1, max_size=3))
+    texts = [t * draw(st.integers(1, 400)) for t in texts]
+    questions = {
+        f"q{i}": {"type": "score", "instructions": text, "criteria": ["low", text[:9] + "!"]}
+        for i, text in enumerate(draw(st.lists(token_texts.map(lambda t: t or "x"), max_size=3)))
+    } or {"q": {"type": "noul", "instructions": "Is it?"}}
+    form = draw(st.sampled_from(["input", "blocks", "state"]))
+    if form == "state":
+        return "parallel", {"state": {"notes": texts, "n": len(texts)}, "questions": questions}
+    if form == "input":
+        return "gemini", {"model": "gemini-decision-1", "input": texts[0], "questions": questions}
+    blocks = [{"type": "text", "text": t} for t in texts + texts[:1]]  # the first one twice
+    return "gemini", {"model": "gemini-decision-1", "input": blocks, "questions": questions}
 
 
 # --- the command line's reports ------------------------------------------------------------

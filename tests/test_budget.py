@@ -17,16 +17,24 @@ import random
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import decisions_input as di
 from decisions_input.cli import main
 from decisions_input.limits import GEMINI, PARALLEL, RULES, Limits
 from decisions_input.textmeasure import measure_strings
-from tests.strategies import json_values
+from tests.strategies import (
+    any_json,
+    budget_bodies,
+    json_values,
+    nearly_clean_questions,
+    question_values,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MEDIA = ROOT / "testdata" / "media"
@@ -633,6 +641,58 @@ def test_the_fast_and_careful_question_walks_agree(question: Any) -> None:
     count = est._question_strings(question, parts)
     assert est._question_texts(question) == (parts, count)
     assert est._question_size(question) == (*est._text_size(parts), count)
+
+
+class _Forgetful(est._Texts):
+    """The budget rule's texts without their memory: every text sized and encoded anew,
+    every state written anew, each time a look asks for it."""
+
+    def utf8(self, text: str) -> bytes:
+        return text.encode("utf-8", "surrogatepass")
+
+    def size(self, text: str) -> tuple[int, int]:
+        return est._text_size([text])
+
+    def state_text(self, state: Any) -> str | None:
+        return est._state_text(state)
+
+
+def _edge_budgets(body: dict[str, Any], target: str) -> list[int]:
+    """Budgets at each edge the rule decides at: the estimate's bounds and the sizes'."""
+    found = est.estimate(body, target=target)
+    texts = [str(v) for v in body.values()] + [json.dumps(body, ensure_ascii=False)]
+    sizes = {len(t.encode("utf-8", "surrogatepass")) for t in texts} | {len(t) // 32 for t in texts}
+    edges = {found.total.high, found.total.low} | sizes
+    return sorted({max(1, e + d) for e in edges for d in (-1, 0, 1)})
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(budget_bodies(), st.data())
+def test_the_budget_rule_reads_each_text_once_and_decides_as_before(
+    case: tuple[str, dict[str, Any]], data: st.DataObject
+) -> None:
+    target, body = case
+    budget = data.draw(st.sampled_from(_edge_budgets(body, target)))
+    limits = _with_budget(target, budget)
+    remembered = list(est.check_budget(body, (), limits))
+    with mock.patch.object(est, "_Texts", _Forgetful):
+        assert list(est.check_budget(body, (), limits)) == remembered
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=3), nearly_clean_questions | question_values | any_json, max_size=6
+    )
+)
+def test_the_questions_bounded_by_size_in_one_loop_are_bounded_as_one_by_one(
+    questions: dict[str, Any],
+) -> None:
+    one_by_one = []
+    for key, question in questions.items():
+        _measured, _count, low, high = est._question_tokens(question, GEMINI, cheap=True)
+        one_by_one.append(est._Part(low, high, ("questions", key), "text", True, True))
+    assert est._question_parts(questions, GEMINI, cheap=True) == one_by_one
 
 
 def test_the_validator_screen_never_undercounts() -> None:

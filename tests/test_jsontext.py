@@ -639,6 +639,32 @@ def test_every_route_of_the_fast_path_is_sound(text: str, depth: int) -> None:
     assert_routes_sound(text, depth)
 
 
+def _nesting(value: Any) -> int:
+    """How deep containers nest in a value, the plain recursive way."""
+    if type(value) is dict:
+        return 1 + max(map(_nesting, value.values()), default=0)
+    if type(value) is list:
+        return 1 + max(map(_nesting, value), default=0)
+    return 0
+
+
+# Levels wide enough for the walk to try them as strings first, holding a few containers.
+_wide_values = st.recursive(
+    st.lists(st.sampled_from(["", "a", "bc"]), min_size=30, max_size=70) | json_values,
+    lambda inner: (
+        st.lists(st.one_of(inner, st.just("x")), min_size=1, max_size=4)
+        | st.dictionaries(st.sampled_from("abcdef"), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@FAST
+@given(_wide_values, st.integers(0, 8))
+def test_the_depth_walk_of_the_fast_path_counts_as_recursion_does(value: Any, limit: int) -> None:
+    assert _fast._depth_within(value, limit) == (_nesting(value) <= limit)
+
+
 def _spread(inner: str, count: int) -> str:
     return '{"pad": "' + "x" * 20_000 + '", "items": [' + ", ".join([inner] * count) + "]}"
 

@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -18,12 +19,14 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import decisions_input as di
 from decisions_input import GEMINI, RULES
 from decisions_input.errors import DecisionsInputError, Severity, SourceError
-from decisions_input.sniffing import Detected, mime_matches, sniff_bytes, sniff_stream
+from decisions_input.sniffing import Detected, mime_matches, pdf_objects, sniff_bytes, sniff_stream
 from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
-from tests.strategies import declared_mime_types, media_bytes, mutated_media
+from tests.strategies import declared_mime_types, media_bytes, mutated_media, pdf_dictionaries
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
@@ -99,6 +102,16 @@ def test_manifest_fixture_sniffs_as_expected(entry: dict[str, Any]) -> None:
     assert {k: _plain(det.evidence.get(k)) for k in shown} == shown
     if "seconds" in entry and det.ok:
         _assert_told(det, entry["seconds"])
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[e["name"] for e in MANIFEST])
+def test_a_fixture_sniffs_the_same_from_its_path_bytes_and_buffers(entry: dict[str, Any]) -> None:
+    path = MEDIA / entry["name"]
+    data = path.read_bytes()
+    declared = entry.get("declared")
+    found = di.sniff(path, declared=declared)
+    for form in (data, bytearray(data), memoryview(data)):
+        assert di.sniff(form, declared=declared) == found
 
 
 def _assert_told(det: Detected, told: float) -> None:
@@ -973,6 +986,126 @@ def test_pdf_page_tree_cycle_is_corrupt() -> None:
         [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [2 0 R] /Count 1 >>"]
     )
     assert sniff_bytes(cycle).code == "media.corrupt"
+
+
+def _pdf_with_object_stream(stream_entry: tuple[int, int, int]) -> bytes:
+    """A PDF whose catalog sits in object stream 2, indexed by a cross-reference stream
+    that gives object 2 itself the entry ``stream_entry`` (type, field 2, field 3)."""
+    catalog = b"<< /Type /Catalog /Pages 3 0 R >>"
+    packed = zlib.compress(b"1 0 " + catalog)
+    out = bytearray(b"%PDF-1.5\n")
+    at_stream = len(out)
+    out += b"2 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>\n" % (
+        len(packed)
+    )
+    out += b"stream\n" + packed + b"\nendstream\nendobj\n"
+    at_xref = len(out)
+    rows = [(0, 0, 255), (2, 2, 0), stream_entry, (1, at_xref, 0)]
+    if stream_entry == (1, 0, 0):
+        rows[2] = (1, at_stream, 0)
+    table = zlib.compress(b"".join(struct.pack(">BHB", *row) for row in rows))
+    out += b"4 0 obj\n<< /Type /XRef /Size 4 /W [1 2 1] /Root 1 0 R /Filter /FlateDecode "
+    out += b"/Length %d >>\nstream\n" % len(table) + table + b"\nendstream\nendobj\n"
+    return bytes(out + b"startxref\n%d\n%%%%EOF\n" % at_xref)
+
+
+@pytest.mark.parametrize(
+    ("stream_entry", "code"),
+    [((1, 0, 0), "pdf.no_pages"), ((2, 2, 0), "media.corrupt")],
+    ids=["stream-in-the-file", "stream-listed-in-itself"],
+)
+def test_an_object_stream_that_would_be_read_from_itself_is_refused(
+    stream_entry: tuple[int, int, int], code: str
+) -> None:
+    # Found by benchmarks/fuzz_media.py: the reader went round the cycle until the
+    # interpreter's recursion limit, reported as internal.error.
+    det = sniff_bytes(_pdf_with_object_stream(stream_entry))
+    assert (det.mime, det.code) == (None, code), det.reason
+
+
+def _read_members(read: Any, data: bytes, keys: frozenset[str]) -> object:
+    """What a members reader gives for a dictionary at the start of ``data``, or the kind
+    of exception it raises; arrays of references as lists."""
+    try:
+        found = read(data, 2, keys)
+    except (pdf_objects.Unreadable, pdf_objects._NeedMore) as exc:
+        return type(exc).__name__
+    if found is None:
+        return None
+    value, end = found
+    return _plain_pdf(value), end
+
+
+def _plain_pdf(value: object) -> object:
+    """A parsed PDF value with its arrays of references as lists, to compare."""
+    if isinstance(value, dict):
+        return {k: _plain_pdf(v) for k, v in value.items()}
+    if isinstance(value, (list, pdf_objects.RefArray)):
+        return [_plain_pdf(v) for v in value]
+    return value
+
+
+_OLD_STRUCTURE = re.compile(rb"<<|>>|\[|\]|\(|%|/([^\x00\t\n\x0c\r ()<>\[\]{}/%]*)")
+_OLD_VALUE_START = re.compile(rb"[\x00\t\n\x0c\r ]*(/)?")
+
+
+def _members_token_by_token(data: bytes, pos: int, keys: frozenset[str]) -> object:
+    """The quick reader as it was before a name was matched together with its value: one
+    search per bracket or name, and a look after each unwanted member name for a name
+    value. The reference the quick reader is held to, on any text."""
+    out: dict[str, object] = {}
+    level, value_name = 1, False
+    while True:
+        match = _OLD_STRUCTURE.search(data, pos)
+        if match is None:
+            raise pdf_objects._NeedMore
+        token, pos = match.group(), match.end()
+        if token in (b"<<", b"["):
+            level += 1
+        elif token in (b">>", b"]"):
+            level -= 1
+            if level == 0:
+                return (out, pos) if token == b">>" else None
+        elif token in (b"(", b"%"):
+            return None
+        elif level == 1 and value_name:
+            value_name = False
+        elif level == 1:
+            key = match.group(1).decode("latin-1")
+            if key in keys and key not in out:
+                try:
+                    out[key], end = pdf_objects._parse(data, pos)
+                except pdf_objects.Unreadable:
+                    return None
+                if data.find(b"(", pos, end) >= 0:
+                    return None
+                pos = end
+            else:
+                value_name = _OLD_VALUE_START.match(data, pos).group(1) is not None  # type: ignore[union-attr]
+
+
+_WANTED = st.sampled_from(
+    [frozenset({"Type", "Kids", "Count"}), frozenset({"Pages"}), frozenset({"Root", "Size", "X"})]
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pdf_dictionaries(), _WANTED)
+def test_the_quick_dictionary_reader_reads_what_the_careful_one_does(
+    data: bytes, keys: frozenset[str]
+) -> None:
+    quick = _read_members(pdf_objects._quick_members, data, keys)
+    if quick is not None:  # None: the careful reader is asked instead
+        assert quick == _read_members(pdf_objects._members, data, keys)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pdf_dictionaries() | pdf_dictionaries(soup=True), _WANTED)
+def test_the_quick_dictionary_reader_reads_any_text_as_it_did_token_by_token(
+    data: bytes, keys: frozenset[str]
+) -> None:
+    found = _read_members(pdf_objects._quick_members, data, keys)
+    assert found == _read_members(_members_token_by_token, data, keys)
 
 
 def test_pdf_pages_are_counted_leaf_by_leaf_up_to_a_bound() -> None:

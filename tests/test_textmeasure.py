@@ -163,6 +163,16 @@ def test_strings_are_measured_apart(strings: list[str]) -> None:
 # --- properties ------------------------------------------------------------------------------
 
 
+@settings(max_examples=300, deadline=None)
+@given(token_texts, st.sampled_from([None, 0, 1, 3, 10**6]))
+def test_a_text_encoded_once_is_measured_as_the_text(text: str, stop: int | None) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    for limits in (GEMINI, SMALL_CHUNKS):
+        found = tm.measure_utf8(data, chars=len(text), limits=limits, stop_above=stop)
+        assert found == tm.measure_text(text, limits=limits, stop_above=stop)
+        assert found == tm.measure_strings([text], limits=limits, stop_above=stop)
+
+
 @settings(max_examples=400, deadline=None)
 @given(token_texts, token_texts)
 def test_bounds_hold_their_order_and_grow_with_the_text(text: str, more: str) -> None:

@@ -65,6 +65,8 @@ _CHARS_PER_HOOK: Final = 1024
 # Texts up to this many characters count a bracket with ``str.count``; longer ones hop
 # from one to the next and stop once they have seen enough.
 _SMALL_TEXT: Final = 1 << 14
+# A level of the value with more items than this is first tried as strings, in one join.
+_JOIN_ITEMS: Final = 64
 # Backslashes visited one by one before a substring search looks for ``\ud`` instead.
 _ESCAPE_HOPS: Final = 64
 # In a shape every digit is "0": an integer beyond a double has a run this long, and so
@@ -323,12 +325,24 @@ def _brackets_up_to(text: str, limit: int) -> bool:
 
 
 def _depth_within(value: Any, limit: int) -> bool:
-    """Tell whether a parsed value nests at most ``limit`` deep, a level at a time."""
+    """Tell whether a parsed value nests at most ``limit`` deep, a level at a time.
+
+    A level of many items that are all strings (the options and levels of questions, most
+    often) ends the walk at the cost of joining them, which is less than looking at each
+    type; the join stops at the first item that is not a string, before copying any.
+    """
     level: list[Any] = [value] if _is_container(type(value)) else []
     for _ in range(limit):
-        if not any(map(_is_container, set(map(type, _children(level))))):
+        if not level:
             return True
         items = [*_children(level)]
+        if len(items) > _JOIN_ITEMS:
+            try:
+                "".join(items)
+            except TypeError:  # an item that is not a string: maybe a container
+                pass
+            else:
+                return True
         level = [*compress(items, map(_is_container, map(type, items)))]
     return not level
 

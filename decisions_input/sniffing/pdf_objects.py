@@ -76,8 +76,11 @@ class RefArray(Sequence[Ref]):
         if want is None or want < 0:
             want = self._count
         if len(self._refs) <= want:
-            found = _REF_ITEM.finditer(self._text)
-            self._refs = [Ref(int(m.group(1)), int(m.group(2))) for m in islice(found, want + 1)]
+            if want >= self._count:  # every reference: found in one call
+                pairs = _REF_ITEM.findall(self._text)
+            else:
+                pairs = [m.groups() for m in islice(_REF_ITEM.finditer(self._text), want + 1)]
+            self._refs = [Ref(int(num), int(gen)) for num, gen in pairs]
         return self._refs[index]
 
 
@@ -141,8 +144,27 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
     return _parse(data, pos)
 
 
-_STRUCTURE = re.compile(rb"<<|>>|\[|\]|\(|%|/([^\x00\t\n\x0c\r ()<>\[\]{}/%]*)")
-_VALUE_START = re.compile(rb"[\x00\t\n\x0c\r ]*(/)?")
+_W = rb"[\x00\t\n\x0c\r ]"
+# A short array without a name, string, comment or dictionary in it, or an empty
+# dictionary: balanced, with nothing in it that the quick reader looks at. (A long array,
+# such as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
+_PLAIN = rb"\[[^\[\]()<>%/]{0,256}\]|<<" + _W + rb"*>>"
+# What may follow a name right away and be taken with it: a name, ">>", a reference, an
+# integer or a plain container (groups 2 to 6).
+_AFTER_NAME = b"|".join(
+    [
+        rb"/(" + _R + rb"*)",
+        rb"(>>)",
+        rb"(\d{1,10})" + _W + rb"+(\d{1,5})" + _W + rb"+R(?!" + _R + rb")",
+        rb"([+-]?\d+)(?!" + _R + rb")",
+        _PLAIN,
+    ]
+)
+# Brackets, strings and comments, and names (group 1) with what follows them right away, so
+# that a member name and a value without brackets of its own take one search.
+_STRUCTURE = re.compile(
+    _PLAIN + rb"|<<|>>|\[|\]|\(|%|/(" + _R + rb"*)(?:" + _W + rb"*(?:" + _AFTER_NAME + rb"))?"
+)
 
 
 def _quick_members(
@@ -151,38 +173,81 @@ def _quick_members(
     """Read the wanted members of a dictionary without a string or comment in it: only
     its brackets and names are looked at, the rest is skipped at the speed of a search.
 
-    None: the dictionary holds a string or a comment, so the careful reader has to go
-    through it. Raises ``_NeedMore`` when ``data`` ends inside the dictionary.
+    A member name is matched together with a value that holds no name or bracket but its
+    own, so a name alone at the dictionary's level is always a member name. None: the
+    dictionary holds a string or a comment, or a wanted member has no value, so the
+    careful reader has to go through it. Raises ``_NeedMore`` when ``data`` ends inside
+    the dictionary.
     """
     out: dict[str, PdfObject] = {}
-    level, value_name = 1, False  # level: brackets open; value_name: a name is a value
+    level = 1  # brackets open
     while True:
         match = _STRUCTURE.search(data, pos)
         if match is None:
             raise _NeedMore
-        token, pos = match.group(), match.end()
-        if token in (b"<<", b"["):
-            level += 1
-        elif token in (b">>", b"]"):
-            level -= 1
-            if level == 0:
-                return (out, pos) if token == b">>" else None
-        elif token in (b"(", b"%"):
-            return None
-        elif level == 1 and value_name:
-            value_name = False
-        elif level == 1:
-            key = match.group(1).decode("latin-1")
-            if key in keys and key not in out:
-                try:
-                    out[key], end = _parse(data, pos)
-                except Unreadable:
-                    return None
-                if data.find(b"(", pos, end) >= 0:
-                    return None
-                pos = end
+        pos, name = match.end(), match.group(1)
+        if name is None:
+            token = match.group()
+            if token in (b"<<", b"["):
+                level += 1
+            elif token in (b">>", b"]"):
+                level -= 1
+                if level == 0:
+                    return (out, pos) if token == b">>" else None
+            elif token in (b"(", b"%"):
+                return None
+            continue  # a plain container: balanced
+        if match.group(3) is not None:  # ">>" right after the name
+            if level > 1:
+                level -= 1
+            elif (key := name.decode("latin-1")) in keys and key not in out:
+                return None  # a wanted member without a value
             else:
-                value_name = _VALUE_START.match(data, pos).group(1) is not None  # type: ignore[union-attr]
+                return out, pos
+        elif pos == len(data):
+            raise _NeedMore  # the name or its value may go on past the buffer
+        elif level == 1:
+            key = name.decode("latin-1")
+            if key in keys and key not in out:
+                found = _wanted(data, match, out, key)
+                if found is None:
+                    return None
+                pos = found
+
+
+def _wanted(data: bytes, match: re.Match[bytes], out: dict[str, PdfObject], key: str) -> int | None:
+    """Read a wanted member's value into ``out``, as :func:`_value` reads it; return where
+    it ends, or None to look closer."""
+    named, num, gen, number = match.group(2, 4, 5, 6)
+    if named is not None:
+        out[key] = Name(named.decode("latin-1"))
+        return match.end()
+    if gen is not None:
+        out[key] = Ref(int(num), int(gen))
+        return match.end()
+    if number is not None:
+        if len(data) - match.end() < 16 and number.isdigit() and not data.endswith(_PADDING):
+            raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
+        out[key] = int(number)
+        return match.end()
+    start = match.end(1)
+    try:
+        out[key], end = _value(data, start)
+    except Unreadable:
+        return None
+    return None if data.find(b"(", start, end) >= 0 else end
+
+
+_SCALARS = frozenset({"name", "gen", "num"})
+
+
+def _value(data: bytes, pos: int) -> tuple[PdfObject, int]:
+    """Parse the value at ``pos`` as :func:`_parse` does, a name, a reference or a number
+    without its stack of containers."""
+    match = _TOKEN.match(data, pos)
+    if match is not None and match.lastgroup in _SCALARS and match.end() < len(data):
+        return _scalar(data, match, match.end())
+    return _parse(data, pos)
 
 
 def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[PdfObject, int]:
@@ -446,6 +511,7 @@ class Document:
     sections: list[_Table | _XrefStream] = field(default_factory=list)
     trailer: dict[str, PdfObject] = field(default_factory=dict)
     _streams: dict[int, tuple[bytes, list[tuple[int, int]], int]] = field(default_factory=dict)
+    _opening: set[int] = field(default_factory=set)  # object streams being read
 
     @classmethod
     def open(cls, src: Source, startxref: int) -> Document:
@@ -593,6 +659,9 @@ class Document:
         if stream_num not in self._streams:
             if len(self._streams) >= 16:
                 raise Unreadable("objects spread over many object streams")
+            if stream_num in self._opening:  # listed in itself, or its /Length in the other
+                raise Unreadable(f"object stream {stream_num} needed to read itself")
+            self._opening.add(stream_num)
             self._streams[stream_num] = self._object_stream(stream_num)
         data, offsets, first = self._streams[stream_num]
         if index >= len(offsets) or offsets[index][0] != num:

@@ -125,7 +125,9 @@ def _run(entry: Format, src: Source) -> Detected | None:
         )
 
 
-_PACKAGE = Path(__file__).resolve().parent.parent  # the decisions_input folder
+# The package's own folder: a frame of the library is a frame of a file in it (a checkout
+# or an unpacked sdist named after the package holds other files too, such as the tests).
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def _where(exc: BaseException) -> str:
