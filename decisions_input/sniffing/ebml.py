@@ -8,6 +8,7 @@ neither is ``media.no_tracks``. Matroska (DocType ``matroska``) is refused.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterator
 
@@ -132,7 +133,9 @@ def _ebml_duration(data: bytes) -> float | None:
             scale = _ebml_uint(data[body:stop])
         elif eid == 0x4489:
             duration = _ebml_float(data[body:stop])
-    return None if duration is None else round(duration * scale / 1e9, 3)
+    if duration is None or not math.isfinite(duration) or duration < 0:
+        return None  # a float no duration is: no figure, rather than a wrong one
+    return round(duration * scale / 1e9, 3)
 
 
 _EBML_TRACK_TYPES = {1: "video", 2: "audio", 17: "subtitle", 3: "complex", 16: "logo"}
@@ -160,9 +163,12 @@ def _ebml_track_detail(data: bytes, start: int, end: int) -> dict[str, object]:
     names = {0xB0: "width", 0xBA: "height", 0x9F: "channels", 0xB5: "sample_rate"}
     out: dict[str, object] = {}
     for eid, body, stop in _elements(data, start, end):
-        if eid in names:
-            raw = data[body:stop]
-            out[names[eid]] = int(_ebml_float(raw)) if eid == 0xB5 else _ebml_uint(raw)
+        if eid == 0xB5:  # a float: NaN, an infinity or a negative rate is no figure
+            rate = _ebml_float(data[body:stop])
+            if math.isfinite(rate) and rate > 0:
+                out["sample_rate"] = int(rate)
+        elif eid in names:
+            out[names[eid]] = _ebml_uint(data[body:stop])
     return out
 
 

@@ -138,7 +138,10 @@ def ac3_frame(h: bytes) -> Frame | None:
         return Frame((fscod, bsid), 2 * words, _AC3_RATES[fscod], 0, 1536)
     if bsid <= 16:  # E-AC-3: the frame size is in the header
         words = (((h[2] & 7) << 8) | h[3]) + 1
-        rate = _AC3_RATES[fscod] if fscod < 3 else _AC3_RATES[(h[4] >> 4) & 3] // 2
+        reduced = (h[4] >> 4) & 3  # fscod2, read when fscod is 3; its own 3 is reserved
+        if fscod == 3 and reduced == 3:
+            return None
+        rate = _AC3_RATES[fscod] if fscod < 3 else _AC3_RATES[reduced] // 2
         return Frame((fscod, bsid), 2 * words, rate, 0, 1536)
     return None
 
