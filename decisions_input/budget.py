@@ -258,6 +258,23 @@ def _question_strings(question: Any, out: list[str]) -> int:
     return 0
 
 
+def _well_formed_parts(question: Any) -> tuple[list[Any], int]:
+    """A question's instructions and criteria texts, and its criteria, by C-speed list
+    operations; raises ``KeyError``, ``TypeError`` or ``AttributeError`` on an unusual one."""
+    parts = [question["instructions"]]
+    criteria = question.get("criteria")
+    count = 0
+    if type(criteria) is dict:
+        count = len(criteria)
+        if question["type"] != "noul":
+            parts.extend(criteria)
+        parts.extend(criteria.values())
+    elif type(criteria) is list:
+        count = len(criteria)
+        parts.extend(criteria)
+    return parts, count
+
+
 def _question_texts(question: Any) -> tuple[list[str], int]:
     """Return a question's instruction and criteria texts and its number of criteria.
 
@@ -265,41 +282,21 @@ def _question_texts(question: Any) -> tuple[list[str], int]:
     careful walk, which skips what is not text. Both agree on well-formed ones.
     """
     try:
-        parts = [question["instructions"]]
-        criteria = question.get("criteria")
-        count = 0
-        if type(criteria) is dict:
-            count = len(criteria)
-            if question["type"] != "noul":
-                parts.extend(criteria)
-            parts.extend(criteria.values())
-        elif type(criteria) is list:
-            count = len(criteria)
-            parts.extend(criteria)
+        parts, count = _well_formed_parts(question)
         if all(type(part) is str for part in parts):
             return parts, count
     except (KeyError, TypeError, AttributeError):
         pass
-    parts = []
-    count = _question_strings(question, parts)
-    return parts, count
+    texts: list[str] = []
+    count = _question_strings(question, texts)
+    return texts, count
 
 
 def _question_size(question: Any) -> tuple[int, int, int]:
     """Return a question's characters, extra UTF-8 bytes and criteria, as
     :func:`_question_texts` finds them, with one join for a well-formed question."""
     try:
-        parts = [question["instructions"]]
-        criteria = question.get("criteria")
-        count = 0
-        if type(criteria) is dict:
-            count = len(criteria)
-            if question["type"] != "noul":
-                parts.extend(criteria)
-            parts.extend(criteria.values())
-        elif type(criteria) is list:
-            count = len(criteria)
-            parts.extend(criteria)
+        parts, count = _well_formed_parts(question)
         return (*_text_size(parts), count)
     except (KeyError, TypeError, AttributeError):
         texts, count = _question_texts(question)
