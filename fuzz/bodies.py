@@ -154,11 +154,21 @@ def _uri_media() -> st.SearchStrategy[Any]:
     )
 
 
+def _blank(item: Any) -> bool:
+    """Whether an input is only white space (the library's ``input.empty``): a string, a
+    text block, or an array of nothing but such text blocks."""
+    if isinstance(item, str):
+        return not item.strip()
+    if isinstance(item, dict):
+        return item.get("type") == "text" and not str(item.get("text", "")).strip()
+    return all(_blank(block) for block in item)
+
+
 def _input() -> st.SearchStrategy[Any]:
     block = st.one_of(_text_block(annotations=False), inline_media(), _uri_media())
     return st.one_of(
         st.text(min_size=1, max_size=40), block, st.lists(block, min_size=1, max_size=4)
-    )
+    ).filter(lambda item: not _blank(item))
 
 
 def gemini_bodies() -> st.SearchStrategy[dict[str, Any]]:
