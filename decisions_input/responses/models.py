@@ -16,6 +16,7 @@ The seed document each member comes from is named beside it (``000`` Gemini Deci
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Annotated, Any, Literal, TypeAlias, TypeVar
@@ -155,9 +156,9 @@ class _Answer(ResponseModel):
         self.__pydantic_fields_set__.add("type")
 
     @property
+    @abstractmethod
     def certainty(self) -> float | None:
         """The probability of the winning outcome; ``None`` for a refusal."""
-        raise NotImplementedError
 
     def is_uncertain(self, threshold: float) -> bool:
         """Return whether the certainty is below ``threshold`` (a refusal always is)."""
