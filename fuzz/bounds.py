@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "CLI_CPU_SECONDS",
+    "HANG_CPU_SECONDS",
     "MEDIA_CPU_SECONDS",
     "MEDIA_PEAK_BYTES",
     "json_cpu_seconds",
@@ -39,3 +40,9 @@ MEDIA_PEAK_BYTES = 64 * 1024 * 1024
 
 # One run of the command line on one file, in process (its output formatted too).
 CLI_CPU_SECONDS = 5.0
+
+# One case of any target, all its calls together: past this much CPU time the case is
+# stopped and reported as a ``hang``, so that a call that never returns (a regular
+# expression backtracking without end, a loop that does not advance) is saved and replayed
+# instead of stalling the run. Four times the largest bound above.
+HANG_CPU_SECONDS = 20.0

@@ -28,6 +28,7 @@ from fuzz.bounds import CLI_CPU_SECONDS
 from fuzz.corpus import ROOT
 from fuzz.probe import Failure, Probe, origin
 from fuzz.verdicts import error_codes
+from fuzz.watchdog import Hung
 
 __all__ = ["COMMANDS", "FORMATS", "check_cli", "prepare"]
 
@@ -108,6 +109,8 @@ def check_cli(
     start = time.process_time()
     try:
         status: Any = main(argv, stdout=out, stderr=err, stdin=stdin)
+    except Hung:
+        raise  # the case's deadline, not the command's failure
     except BaseException as exc:  # main promises never to raise, SystemExit included
         probe.fail("cli-raised", f"{kind}: {type(exc).__name__}: {exc}", origin(exc))
         return probe.failures

@@ -21,6 +21,7 @@ __all__ = ["Failure", "Probe", "origin"]
 _T = TypeVar("_T")
 
 _PACKAGE = os.sep + "decisions_input" + os.sep
+_WATCHDOG = os.sep + "fuzz" + os.sep + "watchdog.py"
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Failure:
 def origin(exc: BaseException) -> str:
     """The exception type and the innermost function of the library it came through."""
     frames = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in frames if not f.filename.endswith(_WATCHDOG)]  # the alarm's own frame
     ours = [f for f in frames if _PACKAGE in f.filename]
     frame = ours[-1] if ours else (frames[-1] if frames else None)
     if frame is None:

@@ -9,6 +9,7 @@ its mutator, minimiser and case files are deterministic.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
-from fuzz import run
+from fuzz import check_cli as check_cli_module
+from fuzz import properties, run
 from fuzz.bodies import TARGETS, valid_bodies
 from fuzz.calls import Call, decode_call, encode_call
 from fuzz.cases import Case, iter_cases, load_case, save_case
@@ -30,6 +32,7 @@ from fuzz.probe import Probe
 from fuzz.properties import check_case
 from fuzz.replies import error_bodies, responses_to, signals_bodies
 from fuzz.verdicts import check_problems, compare_forms
+from fuzz.watchdog import Hung, cpu_deadline
 
 SEEDS = Path(__file__).parent / "fuzz_seeds"
 SEED_CASES = list(iter_cases(SEEDS))
@@ -170,6 +173,37 @@ def test_foreign_exception_is_caught_with_its_place() -> None:
     assert (result, raised) == (None, None)
     assert [f.prop for f in probe.failures] == ["foreign-exception"]
     assert probe.failures[0].where.startswith("KeyError")
+
+
+def test_a_backtracking_pattern_is_stopped_at_the_deadline() -> None:
+    # (a+)*b on forty a's backtracks for hours: the regex engine must take the alarm.
+    with pytest.raises(Hung), cpu_deadline(0.2):
+        re.match(rb"(?:a+)*b", b"a" * 40)
+
+
+def test_a_case_past_its_deadline_is_one_hang_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    def spin(case: Case, workdir: Path | None) -> list[Any]:
+        while True:
+            pass
+
+    monkeypatch.setattr(properties, "_check", spin)
+    monkeypatch.setattr(properties, "HANG_CPU_SECONDS", 0.2)
+    (failure,) = check_case(Case("media", b"x"))
+    assert (failure.prop, failure.where) == ("hang", "Hung in test_fuzz.py:spin")
+    assert failure.detail == "media: no answer after 0.2 s of CPU"
+
+
+def test_the_command_line_check_lets_the_deadline_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def spin(*args: Any, **kwargs: Any) -> int:
+        while True:
+            pass
+
+    monkeypatch.setattr(check_cli_module, "main", spin)
+    monkeypatch.setattr(properties, "HANG_CPU_SECONDS", 0.2)
+    (failure,) = check_case(Case("cli", b"{}", kind="validate.text", api="gemini"), tmp_path)
+    assert (failure.prop, failure.detail) == ("hang", "cli: no answer after 0.2 s of CPU")
 
 
 def test_own_errors_pass_through() -> None:
