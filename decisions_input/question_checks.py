@@ -179,22 +179,48 @@ def _clean_questions(questions: list[Any], limits: Limits) -> _Clean | None:
     prompts, choices, scores, nouls = groups
     if not all(map(str.strip, prompts)):  # empty or blank instructions
         return None
-    sizes = [
-        _text_size("".join(prompts), len(prompts)),
+    found = (
+        ("".join(prompts), len(prompts)),
         _clean_options(choices, limits) if choices else _NO_TEXT,
         _clean_levels(scores, limits) if scores else _NO_TEXT,
         _clean_noul(nouls, limits) if nouls else _NO_TEXT,
-    ]
-    if None in sizes:
+    )
+    if None in found:
         return None
-    chars, extra, strings = map(sum, zip(*cast("list[TextSize]", sizes), strict=True))
+    size = _measured(cast("tuple[_Found, ...]", found))
+    if size is None:
+        return None
     many = {}
     if scores and max(map(len, scores)) > limits.RECOMMENDED_MAX_LEVELS:
         many = _many_level_positions(questions, limits)
-    return _Clean((chars, extra, strings), many)
+    return _Clean(size, many)
 
 
-_NO_TEXT: TextSize = (0, 0, 0)
+# What the fast path gives for clean criteria of one kind: their texts joined and how many
+# strings they are, to be measured with the others in one pass; or, when they were checked
+# in several batches, their text size already taken batch by batch.
+_Found = tuple[str, int] | TextSize
+_NO_TEXT: _Found = ("", 0)
+
+
+def _measured(found: tuple[_Found, ...]) -> TextSize | None:
+    """Measure the joined texts in one pass and add the sizes taken already; None when a
+    text holds a lone surrogate."""
+    texts: list[str] = []
+    sizes: list[TextSize] = []
+    strings = 0
+    for item in found:
+        if len(item) == 2:
+            texts.append(item[0])
+            strings += item[1]
+        else:
+            sizes.append(item)
+    size = _text_size("".join(texts), strings)
+    if size is None or not sizes:
+        return size
+    return _sum_sizes([size, *sizes])
+
+
 _Groups = tuple[list[str], list[dict[str, Any]], list[list[Any]], list[dict[str, Any]]]
 
 
@@ -288,9 +314,15 @@ _BATCH_ITEMS = 512
 
 
 def _batched(
-    clean: Callable[[list[Any], Limits], TextSize | None], groups: list[Any], limits: Limits
-) -> TextSize | None:
-    """Run ``clean`` on consecutive batches of groups; add up their sizes, or None."""
+    clean: Callable[[list[Any], Limits], tuple[str, int] | None],
+    groups: list[Any],
+    limits: Limits,
+) -> _Found | None:
+    """Run ``clean`` on consecutive batches of groups; None when one is not clean.
+
+    One batch gives its joined text, measured later with the other texts; several give
+    their sizes added up, each batch's text measured while it is small.
+    """
     if sum(map(len, groups)) <= _BATCH_ITEMS:
         return clean(groups, limits)  # the common case: one batch
     sizes: list[TextSize] = []
@@ -298,7 +330,8 @@ def _batched(
     for end, count in enumerate(map(len, groups), 1):
         taken += count
         if taken >= _BATCH_ITEMS or end == len(groups):
-            size = clean(groups[start:end], limits)
+            found = clean(groups[start:end], limits)
+            size = None if found is None else _text_size(*found)
             if size is None:
                 return None
             sizes.append(size)
@@ -306,16 +339,16 @@ def _batched(
     return _sum_sizes(sizes)
 
 
-def _clean_options(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+def _clean_options(groups: list[dict[str, Any]], limits: Limits) -> _Found | None:
     """Check the options of choice questions together: counts, IDs, descriptions."""
     return _batched(_clean_option_batch, groups, limits)
 
 
-def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> tuple[str, int] | None:
+    """Check options together; return the text of their IDs and descriptions, and how many
+    strings that is, or None."""
     counts = [*map(len, groups)]
     if min(counts) < limits.MIN_OPTIONS or max(counts) > limits.MAX_OPTIONS:
-        return None
-    if any(map(dict.__contains__, groups, repeat(""))):  # an empty ID
         return None
     ids = [*chain.from_iterable(groups)]
     try:
@@ -323,19 +356,16 @@ def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> TextSiz
         described = "".join(chain.from_iterable(map(dict.values, groups)))
     except TypeError:  # an ID or a description that is not a string
         return None
-    if not _id_lengths_clean(len(plain), ids, limits):
+    if "" in ids or not _id_lengths_clean(len(plain), ids, limits):  # empty, short or long
         return None
     clean_ids = _ascii_ids_clean if plain.isascii() else _unicode_ids_clean
     if not clean_ids(plain, ids, counts, limits):
         return None
-    id_size, text_size = _text_size(plain, 2 * len(ids)), _text_size(described, 0)
-    if id_size is None or text_size is None:
-        return None
-    return id_size[0] + text_size[0], id_size[1] + text_size[1], id_size[2]
+    return plain + described, 2 * len(ids)
 
 
 def _id_lengths_clean(total: int, ids: list[str], limits: Limits) -> bool:
-    """Tell whether every ID has an allowed length in code points (none is empty)."""
+    """Tell whether every ID has an allowed length in code points (given none is empty)."""
     if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, ids)) < limits.MIN_OPTION_ID_CHARS:
         return False
     # The total length of the IDs bounds every one of them.
@@ -396,12 +426,12 @@ def _unicode_ids_clean(plain: str, ids: list[str], counts: list[int], limits: Li
     return limits.CATCH_ALL_OPTION_IDS.isdisjoint(map(str.lower, ids))
 
 
-def _clean_levels(groups: list[list[Any]], limits: Limits) -> TextSize | None:
+def _clean_levels(groups: list[list[Any]], limits: Limits) -> _Found | None:
     """Check the levels of score questions together: counts, empty and repeated levels."""
     return _batched(_clean_level_batch, groups, limits)
 
 
-def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> TextSize | None:
+def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> tuple[str, int] | None:
     counts = [*map(len, groups)]
     if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
         return None
@@ -414,10 +444,10 @@ def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> TextSize | No
         return None
     if [*map(len, map(set, groups))] != counts:  # repeated levels
         return None
-    return _text_size(text, len(levels))
+    return text, len(levels)
 
 
-def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> tuple[str, int] | None:
     """Check the criteria objects of noul questions together: known names, string values."""
     names = [*chain.from_iterable(groups)]
     if not set(names) <= set(limits.NOUL_CRITERIA_MEMBERS):
@@ -426,7 +456,7 @@ def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None
         text = "".join(names) + "".join(chain.from_iterable(map(dict.values, groups)))
     except TypeError:  # a description that is not a string
         return None
-    return _text_size(text, 2 * len(names))
+    return text, 2 * len(names)
 
 
 def check_question(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -608,7 +638,8 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
             "option.count",
             f"expected {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS} options, found {count}",
         )
-    if _clean_options([value], limits) is None:
+    found = _clean_options([value], limits)
+    if found is None or _measured((found,)) is None:  # unusual, or a lone surrogate
         yield from _check_options(value, path, limits)
 
 
