@@ -69,6 +69,12 @@ def _key_regex(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{chars}]+")
 
 
+@lru_cache(maxsize=8)
+def _keys_regex(chars: str, shortest: int, longest: int | None) -> re.Pattern[str]:
+    """Match question keys joined, each followed by a NUL: allowed characters, lengths."""
+    return re.compile(f"(?:[{chars}]{{{max(shortest, 1)},{longest or ''}}}\x00)*")
+
+
 def check_questions(
     value: Any, path: Path, limits: Limits
 ) -> Generator[Problem, None, TextSize | None]:
@@ -114,17 +120,13 @@ def check_questions(
 def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
     """Return True when every question key is valid, checked on all keys at once."""
     try:
-        joined = "".join(questions)
+        joined = "\x00".join(questions)
     except TypeError:
         return False
-    if not joined:
-        return not questions
-    if _key_regex(limits.QUESTION_KEY_CHARS).fullmatch(joined) is None:
-        return False
-    shortest, longest = limits.MIN_QUESTION_KEY_CHARS, limits.MAX_QUESTION_KEY_CHARS
-    if "" in questions or (shortest > 1 and min(map(len, questions)) < shortest):
-        return False
-    return longest is None or max(map(len, questions)) <= longest
+    pattern = _keys_regex(
+        limits.QUESTION_KEY_CHARS, limits.MIN_QUESTION_KEY_CHARS, limits.MAX_QUESTION_KEY_CHARS
+    )
+    return not questions or pattern.fullmatch(joined + "\x00") is not None
 
 
 def _check_key(key: Any, path: Path, limits: Limits) -> Iterator[Problem]:

@@ -65,6 +65,8 @@ _CHARS_PER_HOOK: Final = 1024
 # Texts up to this many characters count a bracket with ``str.count``; longer ones hop
 # from one to the next and stop once they have seen enough.
 _SMALL_TEXT: Final = 1 << 14
+# Brackets found one by one before a short text is counted whole.
+_HOPS: Final = 8
 # A level of the value with more items than this is first tried as strings, in one join.
 _JOIN_ITEMS: Final = 64
 # Backslashes visited one by one before a substring search looks for ``\ud`` instead.
@@ -349,13 +351,17 @@ def _by_shape(text: str, raw: bytes | None, max_depth: int) -> Any:
 
 
 def _count_up_to(text: str, char: str, limit: int) -> int:
-    """Count ``char`` in ``text``, stopping once past ``limit`` (the answer is then limit + 1)."""
-    if len(text) <= _SMALL_TEXT:
-        return min(text.count(char), limit + 1)
+    """Count ``char`` in ``text``, stopping once past ``limit`` (the answer is then limit + 1).
+
+    A few are found by hopping from one to the next (a search at memchr speed); past
+    ``_HOPS`` of them, a short text counts the rest in one pass.
+    """
     seen = 0
     at = text.find(char)
     while at >= 0 and seen <= limit:
         seen += 1
+        if seen == _HOPS and len(text) <= _SMALL_TEXT:
+            return min(seen + text.count(char, at + 1), limit + 1)
         at = text.find(char, at + 1)
     return seen
 
