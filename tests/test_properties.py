@@ -207,3 +207,21 @@ def test_best_problem_survives_reordering(body: Any, seed: Any) -> None:
     shuffled = problems[:]
     seed.shuffle(shuffled)
     assert di.best_problem(problems) == di.best_problem(shuffled)
+
+
+question_keys = st.text("aZ09_-. é\x00", max_size=70) | st.sampled_from(["", "a" * 64, "a" * 65])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    keys=st.lists(question_keys, max_size=5, unique=True),
+    limits=st.sampled_from([GEMINI, PARALLEL]),
+)
+def test_question_keys_pass_together_only_when_each_passes_alone(
+    keys: list[str], limits: Any
+) -> None:
+    questions = dict.fromkeys(keys, {})
+    alone = [
+        (p.code, p.path) for key in keys for p in question_checks._check_key(key, (key,), limits)
+    ]
+    assert question_checks._keys_are_clean(questions, limits) == (alone == [])
