@@ -11,8 +11,9 @@ import re
 import unicodedata
 from collections.abc import Callable, Generator, Iterator, Mapping
 from functools import lru_cache
-from itertools import chain, islice, repeat
-from typing import Any, NamedTuple, cast
+from itertools import chain, groupby, islice, repeat
+from operator import itemgetter
+from typing import Any, NamedTuple, TypeVar, cast
 
 from .budget import TextSize
 from .errors import Path, Problem, Severity
@@ -237,28 +238,33 @@ def _question_groups(questions: list[Any], limits: Limits) -> _Groups | None:
     scores: list[Any] = []  # arrays
     nouls: list[Any] = []  # objects
     plain_nouls = 0
-    for question in questions:
-        if type(question) is not dict:
-            return None
-        prompt = question.get("instructions")
-        if type(prompt) is not str:
-            return None
-        prompts.append(prompt)
-        kind, size = question.get("type"), len(question)
-        if size == 2 and kind == "noul":
-            plain_nouls += 1
-            continue
-        criteria = question.get("criteria")
-        if size != 3 or type(criteria) is not (list if kind == "score" else dict):
-            return None
-        if kind == "choice":
-            choices.append(criteria)
-        elif kind == "score":
-            scores.append(criteria)
-        elif kind == "noul":
-            nouls.append(criteria)
-        else:
-            return None
+    try:
+        for question in questions:
+            if type(question) is not dict:
+                return None
+            prompt = question["instructions"]
+            if type(prompt) is not str:
+                return None
+            prompts.append(prompt)
+            kind = question["type"]
+            if len(question) == 2:
+                if kind != "noul":
+                    return None
+                plain_nouls += 1
+                continue
+            criteria = question["criteria"]
+            if len(question) != 3:
+                return None
+            if kind == "choice" and type(criteria) is dict:
+                choices.append(criteria)
+            elif kind == "score" and type(criteria) is list:
+                scores.append(criteria)
+            elif kind == "noul" and type(criteria) is dict:
+                nouls.append(criteria)
+            else:
+                return None
+    except KeyError:  # a member missing
+        return None
     kinds = limits.QUESTION_TYPES
     if (
         (choices and "choice" not in kinds)
@@ -366,6 +372,16 @@ def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> tuple[s
     return plain + described, 2 * len(ids)
 
 
+def _once(groups: list[_G]) -> list[_G]:
+    """The groups, each once where the next question repeats it (the same rubric): equal
+    groups have the same problems, so one is checked for all."""
+    return groups if len(groups) < 2 else [*map(_first, groupby(groups))]
+
+
+_G = TypeVar("_G")
+_first = itemgetter(0)
+
+
 def _id_lengths_clean(total: int, ids: list[str], limits: Limits) -> bool:
     """Tell whether every ID has an allowed length in code points (given none is empty)."""
     if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, ids)) < limits.MIN_OPTION_ID_CHARS:
@@ -434,15 +450,17 @@ def _clean_levels(groups: list[list[Any]], limits: Limits) -> _Found | None:
 
 
 def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> tuple[str, int] | None:
-    counts = [*map(len, groups)]
-    if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
-        return None
     levels = [*chain.from_iterable(groups)]
     try:
         text = "".join(levels)
     except TypeError:  # a level that is not a string
         return None
-    if "" in levels or any(map(str.isspace, levels)):  # empty, or white space alone
+    groups = _once(groups)
+    counts = [*map(len, groups)]
+    if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
+        return None
+    seen = levels if len(levels) == sum(counts) else [*chain(*groups)]
+    if "" in seen or any(map(str.isspace, seen)):  # empty, or white space alone
         return None
     if [*map(len, map(set, groups))] != counts:  # repeated levels
         return None
