@@ -225,3 +225,15 @@ def test_question_keys_pass_together_only_when_each_passes_alone(
         (p.code, p.path) for key in keys for p in question_checks._check_key(key, (key,), limits)
     ]
     assert question_checks._keys_are_clean(questions, limits) == (alone == [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(levels=tricky_levels, other=tricky_levels, repeats=st.integers(1, 3), last=st.booleans())
+def test_a_rubric_repeated_by_the_next_question_passes_as_it_does_alone(
+    levels: list[str], other: list[str], repeats: int, last: bool
+) -> None:
+    rubrics = [list(levels) for _ in range(repeats)]
+    groups = [*rubrics, other] if last else [other, *rubrics]
+    together = fast_path_clean(question_checks._clean_levels(groups, GEMINI))
+    alone = [fast_path_clean(question_checks._clean_levels([group], GEMINI)) for group in groups]
+    assert together == all(alone)
