@@ -161,9 +161,11 @@ def _check_key(key: Any, path: Path, limits: Limits) -> Iterator[Problem]:
 # Questions are usually all clean, so they are checked together: a handful of C-speed
 # operations over all of them at once (their types, sizes and instructions in lists; every
 # option ID of every choice question in one joined string, every level likewise), the same
-# few operations whatever their number, casing or script. Anything unusual makes the answer
-# None, and the questions are then checked one by one, exactly. The fast path may be
-# over-cautious, never lenient: a property test holds it to the exact checks.
+# few operations whatever their number, casing or script. The texts of all kinds are
+# measured for the budget in one pass at the end, and a rubric that the next score question
+# repeats is checked once. Anything unusual makes the answer None, and the questions are
+# then checked one by one, exactly. The fast path may be over-cautious, never lenient:
+# property tests hold it to the exact checks.
 
 
 class _Clean(NamedTuple):
