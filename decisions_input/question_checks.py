@@ -127,7 +127,9 @@ def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
     pattern = _keys_regex(
         limits.QUESTION_KEY_CHARS, limits.MIN_QUESTION_KEY_CHARS, limits.MAX_QUESTION_KEY_CHARS
     )
-    return not questions or pattern.fullmatch(joined + "\x00") is not None
+    if not questions or pattern.fullmatch(joined + "\x00") is None:
+        return not questions
+    return joined.count("\x00") == len(questions) - 1  # no NUL within a key
 
 
 def _check_key(key: Any, path: Path, limits: Limits) -> Iterator[Problem]:

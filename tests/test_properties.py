@@ -6,7 +6,7 @@ import contextlib
 import json
 from typing import Any
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
@@ -213,6 +213,7 @@ question_keys = st.text("aZ09_-. é\x00", max_size=70) | st.sampled_from(["", "a
 
 
 @settings(max_examples=400, deadline=None)
+@example(keys=["0\x000"], limits=GEMINI)  # a NUL inside a key is no separator
 @given(
     keys=st.lists(question_keys, max_size=5, unique=True),
     limits=st.sampled_from([GEMINI, PARALLEL]),
