@@ -62,10 +62,10 @@ SAFE_INT_CHARS: Final = 308
 # each one cost less than a scan of the whole text.
 _HOOK_BASE: Final = 16
 _CHARS_PER_HOOK: Final = 1024
-# Texts up to this many characters count a bracket with ``str.count``; longer ones hop
-# from one to the next and stop once they have seen enough.
+# A bracket is found by hops from one to the next, which stop once they have seen enough;
+# past ``_HOPS`` of them, a text up to ``_SMALL_TEXT`` characters counts the rest with
+# ``str.count`` in one pass.
 _SMALL_TEXT: Final = 1 << 14
-# Brackets found one by one before a short text is counted whole.
 _HOPS: Final = 8
 # A level of the value with more items than this is first tried as strings, in one join.
 _JOIN_ITEMS: Final = 64
