@@ -85,9 +85,9 @@ def check_request(body: Any, path: Path, limits: Limits) -> Iterator[Problem]:
     if type(body) is not dict:
         yield _wrong_type(body, path, "a JSON object")
         return
-    what = f"a {limits.TARGET} request"
     for name in limits.REQUIRED_MEMBERS:
         if name not in body:
+            what = f"a {limits.TARGET} request"
             yield Problem(path, "schema.required", f"member {name!r} is required in {what}")
     questions_size: TextSize | None = None
     for key, value in body.items():
@@ -100,7 +100,7 @@ def check_request(body: Any, path: Path, limits: Limits) -> Iterator[Problem]:
             yield Problem(
                 path + (key,),
                 "schema.unknown_member",
-                f"member {key!r} is not accepted; {what} takes only "
+                f"member {key!r} is not accepted; a {limits.TARGET} request takes only "
                 f"{_names(limits.REQUEST_MEMBERS)}",
             )
         else:

@@ -11,8 +11,9 @@ import re
 import unicodedata
 from collections.abc import Callable, Generator, Iterator, Mapping
 from functools import lru_cache
-from itertools import chain, islice, repeat
-from typing import Any, NamedTuple, cast
+from itertools import chain, groupby, islice, repeat
+from operator import itemgetter
+from typing import Any, NamedTuple, TypeVar, cast
 
 from .budget import TextSize
 from .errors import Path, Problem, Severity
@@ -69,6 +70,12 @@ def _key_regex(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{chars}]+")
 
 
+@lru_cache(maxsize=8)
+def _keys_regex(chars: str, shortest: int, longest: int | None) -> re.Pattern[str]:
+    """Match question keys joined, each followed by a NUL: allowed characters, lengths."""
+    return re.compile(f"(?:[{chars}]{{{max(shortest, 1)},{longest or ''}}}\x00)*")
+
+
 def check_questions(
     value: Any, path: Path, limits: Limits
 ) -> Generator[Problem, None, TextSize | None]:
@@ -114,17 +121,15 @@ def check_questions(
 def _keys_are_clean(questions: dict[str, Any], limits: Limits) -> bool:
     """Return True when every question key is valid, checked on all keys at once."""
     try:
-        joined = "".join(questions)
+        joined = "\x00".join(questions)
     except TypeError:
         return False
-    if not joined:
+    pattern = _keys_regex(
+        limits.QUESTION_KEY_CHARS, limits.MIN_QUESTION_KEY_CHARS, limits.MAX_QUESTION_KEY_CHARS
+    )
+    if not questions or pattern.fullmatch(joined + "\x00") is None:
         return not questions
-    if _key_regex(limits.QUESTION_KEY_CHARS).fullmatch(joined) is None:
-        return False
-    shortest, longest = limits.MIN_QUESTION_KEY_CHARS, limits.MAX_QUESTION_KEY_CHARS
-    if "" in questions or (shortest > 1 and min(map(len, questions)) < shortest):
-        return False
-    return longest is None or max(map(len, questions)) <= longest
+    return joined.count("\x00") == len(questions) - 1  # no NUL within a key
 
 
 def _check_key(key: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -158,9 +163,11 @@ def _check_key(key: Any, path: Path, limits: Limits) -> Iterator[Problem]:
 # Questions are usually all clean, so they are checked together: a handful of C-speed
 # operations over all of them at once (their types, sizes and instructions in lists; every
 # option ID of every choice question in one joined string, every level likewise), the same
-# few operations whatever their number, casing or script. Anything unusual makes the answer
-# None, and the questions are then checked one by one, exactly. The fast path may be
-# over-cautious, never lenient: a property test holds it to the exact checks.
+# few operations whatever their number, casing or script. The texts of all kinds are
+# measured for the budget in one pass at the end, and a rubric that the next score question
+# repeats is checked once. Anything unusual makes the answer None, and the questions are
+# then checked one by one, exactly. The fast path may be over-cautious, never lenient:
+# property tests hold it to the exact checks.
 
 
 class _Clean(NamedTuple):
@@ -179,22 +186,48 @@ def _clean_questions(questions: list[Any], limits: Limits) -> _Clean | None:
     prompts, choices, scores, nouls = groups
     if not all(map(str.strip, prompts)):  # empty or blank instructions
         return None
-    sizes = [
-        _text_size("".join(prompts), len(prompts)),
+    found = (
+        ("".join(prompts), len(prompts)),
         _clean_options(choices, limits) if choices else _NO_TEXT,
         _clean_levels(scores, limits) if scores else _NO_TEXT,
         _clean_noul(nouls, limits) if nouls else _NO_TEXT,
-    ]
-    if None in sizes:
+    )
+    if None in found:
         return None
-    chars, extra, strings = map(sum, zip(*cast("list[TextSize]", sizes), strict=True))
+    size = _measured(cast("tuple[_Found, ...]", found))
+    if size is None:
+        return None
     many = {}
     if scores and max(map(len, scores)) > limits.RECOMMENDED_MAX_LEVELS:
         many = _many_level_positions(questions, limits)
-    return _Clean((chars, extra, strings), many)
+    return _Clean(size, many)
 
 
-_NO_TEXT: TextSize = (0, 0, 0)
+# What the fast path gives for clean criteria of one kind: their texts joined and how many
+# strings they are, to be measured with the others in one pass; or, when they were checked
+# in several batches, their text size already taken batch by batch.
+_Found = tuple[str, int] | TextSize
+_NO_TEXT: _Found = ("", 0)
+
+
+def _measured(found: tuple[_Found, ...]) -> TextSize | None:
+    """Measure the joined texts in one pass and add the sizes taken already; None when a
+    text holds a lone surrogate."""
+    texts: list[str] = []
+    sizes: list[TextSize] = []
+    strings = 0
+    for item in found:
+        if len(item) == 2:
+            texts.append(item[0])
+            strings += item[1]
+        else:
+            sizes.append(item)
+    size = _text_size("".join(texts), strings)
+    if size is None or not sizes:
+        return size
+    return _sum_sizes([size, *sizes])
+
+
 _Groups = tuple[list[str], list[dict[str, Any]], list[list[Any]], list[dict[str, Any]]]
 
 
@@ -209,28 +242,33 @@ def _question_groups(questions: list[Any], limits: Limits) -> _Groups | None:
     scores: list[Any] = []  # arrays
     nouls: list[Any] = []  # objects
     plain_nouls = 0
-    for question in questions:
-        if type(question) is not dict:
-            return None
-        prompt = question.get("instructions")
-        if type(prompt) is not str:
-            return None
-        prompts.append(prompt)
-        kind, size = question.get("type"), len(question)
-        if size == 2 and kind == "noul":
-            plain_nouls += 1
-            continue
-        criteria = question.get("criteria")
-        if size != 3 or type(criteria) is not (list if kind == "score" else dict):
-            return None
-        if kind == "choice":
-            choices.append(criteria)
-        elif kind == "score":
-            scores.append(criteria)
-        elif kind == "noul":
-            nouls.append(criteria)
-        else:
-            return None
+    try:
+        for question in questions:
+            if type(question) is not dict:
+                return None
+            prompt = question["instructions"]
+            if type(prompt) is not str:
+                return None
+            prompts.append(prompt)
+            kind = question["type"]
+            if len(question) == 2:
+                if kind != "noul":
+                    return None
+                plain_nouls += 1
+                continue
+            criteria = question["criteria"]
+            if len(question) != 3:
+                return None
+            if kind == "choice" and type(criteria) is dict:
+                choices.append(criteria)
+            elif kind == "score" and type(criteria) is list:
+                scores.append(criteria)
+            elif kind == "noul" and type(criteria) is dict:
+                nouls.append(criteria)
+            else:
+                return None
+    except KeyError:  # a member missing
+        return None
     kinds = limits.QUESTION_TYPES
     if (
         (choices and "choice" not in kinds)
@@ -288,9 +326,15 @@ _BATCH_ITEMS = 512
 
 
 def _batched(
-    clean: Callable[[list[Any], Limits], TextSize | None], groups: list[Any], limits: Limits
-) -> TextSize | None:
-    """Run ``clean`` on consecutive batches of groups; add up their sizes, or None."""
+    clean: Callable[[list[Any], Limits], tuple[str, int] | None],
+    groups: list[Any],
+    limits: Limits,
+) -> _Found | None:
+    """Run ``clean`` on consecutive batches of groups; None when one is not clean.
+
+    One batch gives its joined text, measured later with the other texts; several give
+    their sizes added up, each batch's text measured while it is small.
+    """
     if sum(map(len, groups)) <= _BATCH_ITEMS:
         return clean(groups, limits)  # the common case: one batch
     sizes: list[TextSize] = []
@@ -298,7 +342,8 @@ def _batched(
     for end, count in enumerate(map(len, groups), 1):
         taken += count
         if taken >= _BATCH_ITEMS or end == len(groups):
-            size = clean(groups[start:end], limits)
+            found = clean(groups[start:end], limits)
+            size = None if found is None else _text_size(*found)
             if size is None:
                 return None
             sizes.append(size)
@@ -306,16 +351,16 @@ def _batched(
     return _sum_sizes(sizes)
 
 
-def _clean_options(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+def _clean_options(groups: list[dict[str, Any]], limits: Limits) -> _Found | None:
     """Check the options of choice questions together: counts, IDs, descriptions."""
     return _batched(_clean_option_batch, groups, limits)
 
 
-def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> tuple[str, int] | None:
+    """Check options together; return the text of their IDs and descriptions, and how many
+    strings that is, or None."""
     counts = [*map(len, groups)]
     if min(counts) < limits.MIN_OPTIONS or max(counts) > limits.MAX_OPTIONS:
-        return None
-    if any(map(dict.__contains__, groups, repeat(""))):  # an empty ID
         return None
     ids = [*chain.from_iterable(groups)]
     try:
@@ -323,19 +368,26 @@ def _clean_option_batch(groups: list[dict[str, Any]], limits: Limits) -> TextSiz
         described = "".join(chain.from_iterable(map(dict.values, groups)))
     except TypeError:  # an ID or a description that is not a string
         return None
-    if not _id_lengths_clean(len(plain), ids, limits):
+    if "" in ids or not _id_lengths_clean(len(plain), ids, limits):  # empty, short or long
         return None
     clean_ids = _ascii_ids_clean if plain.isascii() else _unicode_ids_clean
     if not clean_ids(plain, ids, counts, limits):
         return None
-    id_size, text_size = _text_size(plain, 2 * len(ids)), _text_size(described, 0)
-    if id_size is None or text_size is None:
-        return None
-    return id_size[0] + text_size[0], id_size[1] + text_size[1], id_size[2]
+    return plain + described, 2 * len(ids)
+
+
+def _once(groups: list[_G]) -> list[_G]:
+    """The groups, each once where the next question repeats it (the same rubric): equal
+    groups have the same problems, so one is checked for all."""
+    return groups if len(groups) < 2 else [*map(_first, groupby(groups))]
+
+
+_G = TypeVar("_G")
+_first = itemgetter(0)
 
 
 def _id_lengths_clean(total: int, ids: list[str], limits: Limits) -> bool:
-    """Tell whether every ID has an allowed length in code points (none is empty)."""
+    """Tell whether every ID has an allowed length in code points (given none is empty)."""
     if limits.MIN_OPTION_ID_CHARS > 1 and min(map(len, ids)) < limits.MIN_OPTION_ID_CHARS:
         return False
     # The total length of the IDs bounds every one of them.
@@ -396,28 +448,30 @@ def _unicode_ids_clean(plain: str, ids: list[str], counts: list[int], limits: Li
     return limits.CATCH_ALL_OPTION_IDS.isdisjoint(map(str.lower, ids))
 
 
-def _clean_levels(groups: list[list[Any]], limits: Limits) -> TextSize | None:
+def _clean_levels(groups: list[list[Any]], limits: Limits) -> _Found | None:
     """Check the levels of score questions together: counts, empty and repeated levels."""
     return _batched(_clean_level_batch, groups, limits)
 
 
-def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> TextSize | None:
-    counts = [*map(len, groups)]
-    if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
-        return None
+def _clean_level_batch(groups: list[list[Any]], limits: Limits) -> tuple[str, int] | None:
     levels = [*chain.from_iterable(groups)]
     try:
         text = "".join(levels)
     except TypeError:  # a level that is not a string
         return None
-    if "" in levels or any(map(str.isspace, levels)):  # empty, or white space alone
+    groups = _once(groups)
+    counts = [*map(len, groups)]
+    if min(counts) < limits.MIN_LEVELS or max(counts) > limits.MAX_LEVELS:
+        return None
+    seen = levels if len(levels) == sum(counts) else [*chain(*groups)]
+    if "" in seen or any(map(str.isspace, seen)):  # empty, or white space alone
         return None
     if [*map(len, map(set, groups))] != counts:  # repeated levels
         return None
-    return _text_size(text, len(levels))
+    return text, len(levels)
 
 
-def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None:
+def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> tuple[str, int] | None:
     """Check the criteria objects of noul questions together: known names, string values."""
     names = [*chain.from_iterable(groups)]
     if not set(names) <= set(limits.NOUL_CRITERIA_MEMBERS):
@@ -426,7 +480,7 @@ def _clean_noul(groups: list[dict[str, Any]], limits: Limits) -> TextSize | None
         text = "".join(names) + "".join(chain.from_iterable(map(dict.values, groups)))
     except TypeError:  # a description that is not a string
         return None
-    return _text_size(text, 2 * len(names))
+    return text, 2 * len(names)
 
 
 def check_question(value: Any, path: Path, limits: Limits) -> Iterator[Problem]:
@@ -608,7 +662,8 @@ def check_choice_criteria(value: Any, path: Path, limits: Limits) -> Iterator[Pr
             "option.count",
             f"expected {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS} options, found {count}",
         )
-    if _clean_options([value], limits) is None:
+    found = _clean_options([value], limits)
+    if found is None or _measured((found,)) is None:  # unusual, or a lone surrogate
         yield from _check_options(value, path, limits)
 
 

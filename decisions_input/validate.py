@@ -33,10 +33,10 @@ def to_json_value(body: Any, limits: Limits) -> tuple[JSON | None, tuple[Problem
     if type(body) is dict:
         return body, ()
     if isinstance(body, (str, bytes, bytearray, memoryview)):
-        from .jsontext import parse
+        from .jsontext import parse_value
 
-        parsed = parse(body, limits=limits)
-        return parsed.value, parsed.problems
+        value, problems, _ = parse_value(body, limits=limits)
+        return value, problems
     if isinstance(body, Mapping):
         return (body if type(body) is dict else dict(body)), ()
     dump = getattr(body, "model_dump", None)

@@ -711,3 +711,12 @@ def test_locating_in_a_text_of_many_lines_takes_no_memory_per_line() -> None:
         tracemalloc.stop()
     assert found[("a", 1)] == Location(2_000_001, 11, 2_000_001, 11)
     assert peak < 100_000  # a list of line starts alone would take 70 MB
+
+
+@FAST
+@given(
+    st.text("[{x", max_size=40) | st.text("[x", min_size=300, max_size=400).map(lambda s: s * 60),
+    st.integers(0, 12),
+)
+def test_brackets_are_counted_up_to_a_limit(text: str, limit: int) -> None:
+    assert _fast._count_up_to(text, "[", limit) == min(text.count("["), limit + 1)

@@ -6,7 +6,7 @@ import contextlib
 import json
 from typing import Any
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import decisions_input as di
@@ -100,6 +100,12 @@ def test_question_fast_path_finds_what_the_exact_checks_find(
     assert exact == many
 
 
+def fast_path_clean(found: Any) -> bool:
+    """Tell whether the fast path passed criteria: their check, then the measure of their
+    text, which refuses a lone surrogate."""
+    return found is not None and question_checks._measured((found,)) is not None
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     options=st.dictionaries(tricky_text, st.just(""), min_size=2, max_size=6)
@@ -107,14 +113,14 @@ def test_question_fast_path_finds_what_the_exact_checks_find(
     | look_alike_options
 )
 def test_choice_fast_path_never_hides_a_problem(options: dict[str, str]) -> None:
-    if question_checks._clean_options([options], GEMINI) is not None:
+    if fast_path_clean(question_checks._clean_options([options], GEMINI)):
         assert list(question_checks._check_options(options, (), GEMINI)) == []
 
 
 @settings(max_examples=400, deadline=None)
 @given(levels=tricky_levels)
 def test_levels_fast_path_never_hides_a_problem(levels: list[str]) -> None:
-    if question_checks._clean_levels([levels], GEMINI) is not None:
+    if fast_path_clean(question_checks._clean_levels([levels], GEMINI)):
         found = [p.code for p in checks.check_score_criteria(levels, (), GEMINI)]
         assert found in ([], ["level.many"])
 
@@ -201,3 +207,34 @@ def test_best_problem_survives_reordering(body: Any, seed: Any) -> None:
     shuffled = problems[:]
     seed.shuffle(shuffled)
     assert di.best_problem(problems) == di.best_problem(shuffled)
+
+
+question_keys = st.text("aZ09_-. é\x00", max_size=70) | st.sampled_from(["", "a" * 64, "a" * 65])
+
+
+@settings(max_examples=400, deadline=None)
+@example(keys=["0\x000"], limits=GEMINI)  # a NUL inside a key is no separator
+@given(
+    keys=st.lists(question_keys, max_size=5, unique=True),
+    limits=st.sampled_from([GEMINI, PARALLEL]),
+)
+def test_question_keys_pass_together_only_when_each_passes_alone(
+    keys: list[str], limits: Any
+) -> None:
+    questions = dict.fromkeys(keys, {})
+    alone = [
+        (p.code, p.path) for key in keys for p in question_checks._check_key(key, (key,), limits)
+    ]
+    assert question_checks._keys_are_clean(questions, limits) == (alone == [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(levels=tricky_levels, other=tricky_levels, repeats=st.integers(1, 3), last=st.booleans())
+def test_a_rubric_repeated_by_the_next_question_passes_as_it_does_alone(
+    levels: list[str], other: list[str], repeats: int, last: bool
+) -> None:
+    rubrics = [list(levels) for _ in range(repeats)]
+    groups = [*rubrics, other] if last else [other, *rubrics]
+    together = fast_path_clean(question_checks._clean_levels(groups, GEMINI))
+    alone = [fast_path_clean(question_checks._clean_levels([group], GEMINI)) for group in groups]
+    assert together == all(alone)

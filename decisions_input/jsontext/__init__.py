@@ -36,7 +36,7 @@ from ._decode import decode
 from ._fast import MISS, clean_value
 from ._reader import Reader, line_columns, surrogate_offsets
 
-__all__ = ["Location", "Parsed", "locate", "locate_all", "locate_many", "parse"]
+__all__ = ["Location", "Parsed", "locate", "locate_all", "locate_many", "parse", "parse_value"]
 
 
 class Location(NamedTuple):
@@ -94,6 +94,18 @@ def parse(data: str | bytes | bytearray | memoryview, *, limits: Limits = GEMINI
 
     .. versionadded:: 0.1
     """
+    value, problems, text = parse_value(data, limits=limits)
+    return Parsed(value, problems, text)
+
+
+def parse_value(
+    data: str | bytes | bytearray | memoryview, *, limits: Limits = GEMINI
+) -> tuple[JSON | None, tuple[Problem, ...], str | None]:
+    """Return what :func:`parse` returns as a plain tuple: value, problems, text.
+
+    For callers that only read the value and the problems (the validator), a clean text
+    is spared building the result object.
+    """
     try:
         return _parse(data, limits.MAX_JSON_DEPTH)
     except DecisionsInputError:
@@ -102,16 +114,16 @@ def parse(data: str | bytes | bytearray | memoryview, *, limits: Limits = GEMINI
         raise DecisionsInputError(f"could not parse the JSON text: {exc!r}") from exc
 
 
-def _parse(data: object, max_depth: int) -> Parsed:
+def _parse(data: object, max_depth: int) -> tuple[JSON | None, tuple[Problem, ...], str | None]:
     text, raw, head, strict = decode(data)
     if strict:
         value = clean_value(text, raw, max_depth)
         if value is not MISS:
-            return Parsed(value, tuple([problem for _, problem in head]) if head else (), text)
+            return value, tuple([problem for _, problem in head]) if head else (), text
     walked = Reader(text, max_depth, surrogates=surrogate_offsets(text, raw)).run()
     found = sorted(head + walked.problems, key=lambda item: item[0])
     value = walked.value if strict else None
-    return Parsed(value, tuple(problem for _, problem in found), text if strict else None)
+    return value, tuple(problem for _, problem in found), text if strict else None
 
 
 def locate(text: str, path: Sequence[str | int]) -> Location | None:

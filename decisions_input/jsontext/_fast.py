@@ -62,9 +62,11 @@ SAFE_INT_CHARS: Final = 308
 # each one cost less than a scan of the whole text.
 _HOOK_BASE: Final = 16
 _CHARS_PER_HOOK: Final = 1024
-# Texts up to this many characters count a bracket with ``str.count``; longer ones hop
-# from one to the next and stop once they have seen enough.
+# A bracket is found by hops from one to the next, which stop once they have seen enough;
+# past ``_HOPS`` of them, a text up to ``_SMALL_TEXT`` characters counts the rest with
+# ``str.count`` in one pass.
 _SMALL_TEXT: Final = 1 << 14
+_HOPS: Final = 8
 # A level of the value with more items than this is first tried as strings, in one join.
 _JOIN_ITEMS: Final = 64
 # Backslashes visited one by one before a substring search looks for ``\ud`` instead.
@@ -82,6 +84,7 @@ _surrogate_escapes = re.compile(
 ).finditer
 _quoted = re.compile(rb'"[^"]*"').sub
 _is_container = frozenset({dict, list}).__contains__
+_OPENING: Final = frozenset("{[")
 
 
 class _Hazard(Exception):
@@ -162,6 +165,38 @@ class _Sizes:
         return obj
 
 
+class _Counts:
+    """A scanner's context whose object hook adds up the members of the objects the scanner
+    makes, and whose number hooks check each literal up to a budget of numbers. The C
+    scanner reads its hooks from here: no decoder nor other context is built per text."""
+
+    __slots__ = ("entries", "numbers", "objects")
+    strict = True
+    object_pairs_hook = None
+    parse_constant = staticmethod(_constant)
+
+    def __init__(self, budget: int) -> None:
+        self.numbers = budget
+        self.entries = self.objects = 0
+
+    def object_hook(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self.entries += len(obj)
+        self.objects += 1
+        return obj
+
+    def parse_float(self, literal: str) -> float:
+        self.numbers -= 1
+        if self.numbers < 0:
+            raise _TooManyNumbers
+        return _float(literal)
+
+    def parse_int(self, literal: str) -> int:
+        self.numbers -= 1
+        if self.numbers < 0:
+            raise _TooManyNumbers
+        return _int(literal)
+
+
 _Scan = Callable[[str, int], tuple[Any, int]]
 _c_make_scanner = getattr(json.scanner, "c_make_scanner", None)
 
@@ -215,7 +250,7 @@ SCAN: Final = _scanner(object_pairs_hook=pairs_hook, parse_float=_float, parse_i
 def _run(scan: _Scan, text: str) -> Any:
     """Return the value of the whole ``text`` by ``scan``, or ``MISS`` on any doubt."""
     try:
-        value, end = scan(text, ws(text, 0).end())
+        value, end = scan(text, 0 if text[:1] in _OPENING else ws(text, 0).end())
     except (_Hazard, ValueError, RecursionError, StopIteration):
         return MISS
     if end != len(text) and ws(text, end).end() != len(text):
@@ -232,9 +267,9 @@ def clean_value(text: str, raw: bytes | None, max_depth: int) -> Any:
     ``raw`` is the UTF-8 that ``text`` was decoded from, if any: decoded text holds no
     surrogate code point, and the bytes spare an encoding when a skeleton is needed.
     """
-    if next(surrogate_escapes(text), None) is not None:
+    if "\\" in text and next(surrogate_escapes(text), None) is not None:
         return MISS
-    if raw is None and has_surrogate(text):
+    if raw is None and not text.isascii() and has_surrogate(text):
         return MISS
     allowance = _HOOK_BASE + len(text) // _CHARS_PER_HOOK
     try:
@@ -264,22 +299,31 @@ def _by_pairs(text: str, max_depth: int, allowance: int) -> Any:
 
 def _by_sizes(text: str, raw: bytes | None, max_depth: int, allowance: int) -> Any:
     """Many objects: the members the scanner kept, compared with the text's member colons."""
-    sizes, hooks = _Sizes(), _Hooks(allowance)
-    scan = _scanner(object_hook=sizes.add, parse_float=hooks.float_, parse_int=hooks.int_)
+    counts = _Counts(allowance)
+    scan: _Scan = _c_make_scanner(counts) if _c_make_scanner is not None else _py_scanner(counts)
     value = _run(scan, text)
     if value is MISS:
         return MISS
     # Every member has a colon outside strings: with no colon inside one, the counts agree
     # exactly when no member was dropped for a repeated name.
-    if sizes.entries == text.count(":"):
-        arrays = max_depth - sizes.objects
+    if counts.entries == text.count(":"):
+        arrays = max_depth - counts.objects
         if arrays >= 0 and _count_up_to(text, "[", arrays) <= arrays:
             return value
         return value if _depth_within(value, max_depth) else MISS
     bones = skeleton(shape(raw if raw is not None else ascii_compatible(text)))
-    if sizes.entries == bones.count(b":") and depth_at_most(bones, max_depth):
+    if counts.entries == bones.count(b":") and depth_at_most(bones, max_depth):
         return value
     return MISS
+
+
+def _py_scanner(counts: _Counts) -> _Scan:
+    """The scanner of an interpreter without the C one, with the hooks of ``counts``."""
+    return _scanner(
+        object_hook=counts.object_hook,
+        parse_float=counts.parse_float,
+        parse_int=counts.parse_int,
+    )
 
 
 def _by_shape(text: str, raw: bytes | None, max_depth: int) -> Any:
@@ -307,13 +351,17 @@ def _by_shape(text: str, raw: bytes | None, max_depth: int) -> Any:
 
 
 def _count_up_to(text: str, char: str, limit: int) -> int:
-    """Count ``char`` in ``text``, stopping once past ``limit`` (the answer is then limit + 1)."""
-    if len(text) <= _SMALL_TEXT:
-        return min(text.count(char), limit + 1)
+    """Count ``char`` in ``text``, stopping once past ``limit`` (the answer is then limit + 1).
+
+    A few are found by hopping from one to the next (a search at memchr speed); past
+    ``_HOPS`` of them, a short text counts the rest in one pass.
+    """
     seen = 0
     at = text.find(char)
     while at >= 0 and seen <= limit:
         seen += 1
+        if seen == _HOPS and len(text) <= _SMALL_TEXT:
+            return min(seen + text.count(char, at + 1), limit + 1)
         at = text.find(char, at + 1)
     return seen
 
