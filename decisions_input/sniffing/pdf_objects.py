@@ -123,7 +123,17 @@ _TOKEN = re.compile(
     rb"|(?P<lit>\()|(?P<hex><)"
     rb"|(?P<word>" + _R + rb"+))"
 )
-_REF_CHARS = re.compile(rb"[\x00\t\n\x0c\r 0-9R]*")
+# What an array of references holds: white space, digits and R. Deleting these with
+# ``bytes.translate`` leaves nothing of such an array, several times faster than a regex
+# that steps through it byte by byte (a flat page tree's /Kids runs to tens of kilobytes).
+_REF_BYTES = b"\x00\t\n\x0c\r 0123456789R"
+
+
+def _only_ref_chars(data: bytes, start: int, end: int | None = None) -> bool:
+    """True when ``data[start:end]`` holds only what an array of references holds."""
+    return not data[start:end].translate(None, _REF_BYTES)
+
+
 # Inside a skipped value: runs of anything but brackets and strings, then one of those.
 _NEST = re.compile(rb"[^<>\[\]()%]+|<<|>>|\[|\]|\(|<|%[^\r\n]*|>")
 _WORDS: dict[bytes, PdfObject] = {b"true": True, b"false": False, b"null": None}
@@ -311,9 +321,10 @@ def _parse(data: bytes, pos: int) -> tuple[PdfObject, int]:
         group = match.lastgroup
         if group == "aopen":
             close = data.find(b"]", pos)
-            if close < 0 and _REF_CHARS.fullmatch(data, pos):
+            if close < 0 and _only_ref_chars(data, pos):
                 raise _NeedMore  # references up to the end of the buffer
-            if close > pos and _REF_CHARS.fullmatch(data, pos, close) and b"R" in data[pos:close]:
+            refs = data.find(b"R", pos, close) >= 0
+            if close > pos and refs and _only_ref_chars(data, pos, close):
                 # An array of references only, such as /Kids: read as far as it is used.
                 value: PdfObject = RefArray(data[pos:close])
                 pos = close + 1
