@@ -26,7 +26,13 @@ from decisions_input import GEMINI, RULES
 from decisions_input.errors import DecisionsInputError, Severity, SourceError
 from decisions_input.sniffing import Detected, mime_matches, pdf_objects, sniff_bytes, sniff_stream
 from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
-from tests.strategies import declared_mime_types, media_bytes, mutated_media, pdf_dictionaries
+from tests.strategies import (
+    declared_mime_types,
+    media_bytes,
+    mutated_media,
+    pdf_arrays,
+    pdf_dictionaries,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
@@ -1106,6 +1112,38 @@ def test_the_quick_dictionary_reader_reads_any_text_as_it_did_token_by_token(
 ) -> None:
     found = _read_members(pdf_objects._quick_members, data, keys)
     assert found == _read_members(_members_token_by_token, data, keys)
+
+
+def _read_value(read: Any, data: bytes) -> object:
+    """What a value reader gives for the value at the start of ``data``, or the kind of
+    exception it raises; arrays of references as lists."""
+    try:
+        value, end = read(data, 0)
+    except (pdf_objects.Unreadable, pdf_objects._NeedMore) as exc:
+        return type(exc).__name__
+    return _plain_pdf(value), end
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pdf_dictionaries() | pdf_dictionaries(soup=True) | pdf_arrays())
+def test_a_wanted_value_is_read_as_the_token_reader_reads_it(data: bytes) -> None:
+    # _value reads an array of integers or a flat dictionary with one match and one
+    # findall; _parse goes token by token.
+    assert _read_value(pdf_objects._value, data) == _read_value(pdf_objects._parse, data)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"[1 2 1]", [1, 2, 1]),
+        (b"[ +0 -7\n12 ]", [0, -7, 12]),
+        (b"<< /Columns 4 /Predictor 12 >>", {"Columns": 4, "Predictor": 12}),
+        (b"<</A/B/C 3 0 R/A 5>>", {"A": "B", "C": pdf_objects.Ref(3, 0)}),
+    ],
+    ids=["ints", "signs-and-gaps", "decode-parms", "names-refs-first-key-wins"],
+)
+def test_flat_values_are_read_whole(text: bytes, expected: object) -> None:
+    assert pdf_objects._value(text + b" endobj" + b"\n" * 16, 0) == (expected, len(text))
 
 
 def test_pdf_pages_are_counted_leaf_by_leaf_up_to_a_bound() -> None:

@@ -147,18 +147,28 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
     end might still turn out to be a reference.
     """
     if keys is not None:
-        match = _TOKEN.match(data, pos)
-        if match is not None and match.lastgroup == "open":
+        match = _OPEN.match(data, pos)
+        if match is not None:
             quick = _quick_members(data, match.end(), keys)
             return quick if quick is not None else _members(data, match.end(), keys)
     return _parse(data, pos)
 
 
+# What ``_TOKEN`` skips before a token, then the token "<<".
+_OPEN = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*<<")
+
+
 _W = rb"[\x00\t\n\x0c\r ]"
-# A short array without a name, string, comment or dictionary in it, or an empty
-# dictionary: balanced, with nothing in it that the quick reader looks at. (A long array,
-# such as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
-_PLAIN = rb"\[[^\[\]()<>%/]{0,256}\]|<<" + _W + rb"*>>"
+# A short array without a string, comment or container in it, or a short dictionary
+# whose values hold no string, comment or dictionary (arrays of that kind are allowed):
+# balanced, with nothing in it that the quick reader looks at, since it looks at names
+# only at the dictionary's own level. (A long array, such as the /Kids of a flat page
+# tree, is read as far as it is used, not searched whole.)
+_FLAT = rb"[^\[\]()<>%]"
+_PLAIN = (
+    rb"\[" + _FLAT + rb"{0,256}\]"
+    + rb"|<<(?:" + _FLAT + rb"|\[" + _FLAT + rb"{0,256}\]){0,256}>>"
+)  # fmt: skip
 # What may follow a name right away and be taken with it: a name, ">>", a reference, an
 # integer or a plain container (groups 2 to 6).
 _AFTER_NAME = b"|".join(
@@ -257,7 +267,55 @@ def _value(data: bytes, pos: int) -> tuple[PdfObject, int]:
     match = _TOKEN.match(data, pos)
     if match is not None and match.lastgroup in _SCALARS and match.end() < len(data):
         return _scalar(data, match, match.end())
+    if match is not None and match.lastgroup in ("open", "aopen"):
+        flat = _flat_value(data, match)
+        if flat is not None:
+            return flat
     return _parse(data, pos)
+
+
+# An array of integers (/W, /Index, /MediaBox), and a dictionary of names, references and
+# integers (/DecodeParms): read by one match and one findall. Every token ends where the
+# next cannot go on, so each text matches one way only.
+_INT = rb"[+-]?\d+(?!" + _R + rb")"
+_REF = rb"\d{1,10}" + _W + rb"+\d{1,5}" + _W + rb"+R(?!" + _R + rb")"
+_INT_ARRAY = re.compile(rb"(?:" + _W + rb"*" + _INT + rb")*" + _W + rb"*\]")
+_INTS = re.compile(rb"[+-]?\d+")
+
+
+def _flat_member(group: bytes) -> bytes:
+    """A name and a name, reference or integer value; ``group`` opens each part."""
+    name = group + _R + rb"*)(?!" + _R + rb")"
+    ref = group + rb"\d{1,10})" + _W + rb"+" + group + rb"\d{1,5})" + _W + rb"+R(?!" + _R + rb")"
+    return _W + rb"*/" + name + _W + rb"*(?:/" + name + rb"|" + ref + rb"|" + group + _INT + rb"))"
+
+
+_FLAT_DICT = re.compile(rb"(?:" + _flat_member(b"(?:") + rb")*" + _W + rb"*>>")
+_FLAT_MEMBERS = re.compile(_flat_member(b"("))
+
+
+def _flat_value(data: bytes, match: re.Match[bytes]) -> tuple[PdfObject, int] | None:
+    """Read an array of integers or a flat dictionary as :func:`_parse` does; None for
+    any other container, or one that ends so near the end of ``data`` that :func:`_parse`
+    would ask for more."""
+    start = match.end()
+    if match.lastgroup == "aopen":
+        found = _INT_ARRAY.match(data, start)
+        if found is None or (len(data) - found.end() < 16 and not data.endswith(_PADDING)):
+            return None
+        return [int(n) for n in _INTS.findall(data, start, found.end())], found.end()
+    found = _FLAT_DICT.match(data, start)
+    if found is None or (len(data) - found.end() < 16 and not data.endswith(_PADDING)):
+        return None
+    out: dict[str, PdfObject] = {}
+    for key, name, num, gen, number in _FLAT_MEMBERS.findall(data, start, found.end()):
+        value: PdfObject = (
+            Name(name.decode("latin-1"))
+            if name or not (num or number)
+            else (Ref(int(num), int(gen)) if gen else int(number))
+        )
+        out.setdefault(key.decode("latin-1"), value)
+    return out, found.end()
 
 
 def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[PdfObject, int]:
