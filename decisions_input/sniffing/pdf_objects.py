@@ -46,6 +46,7 @@ class Name(str):
     __slots__ = ()
 
 
+_REFS_AT_ONCE = 12  # an array this short is read whole at the first look
 _REF_ITEM = re.compile(rb"(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,5})[\x00\t\n\x0c\r ]+R")
 
 
@@ -76,7 +77,7 @@ class RefArray(Sequence[Ref]):
         if want is None or want < 0:
             want = self._count
         if len(self._refs) <= want:
-            if want >= self._count:  # every reference: found in one call
+            if want >= self._count or self._count <= _REFS_AT_ONCE:  # found in one call
                 pairs = _REF_ITEM.findall(self._text)
             else:
                 pairs = [m.groups() for m in islice(_REF_ITEM.finditer(self._text), want + 1)]
@@ -99,6 +100,7 @@ PdfObject: TypeAlias = (
 
 _WS = b"\x00\t\n\x0c\r "
 _SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
+_BLANK = re.compile(rb"[\x00\t\n\x0c\r ]*")  # what _SKIP skips when there is no comment
 _OBJ_HEAD = re.compile(
     rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,5})[\x00\t\n\x0c\r ]+obj"
 )
@@ -159,16 +161,14 @@ _OPEN = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*<<")
 
 
 _W = rb"[\x00\t\n\x0c\r ]"
-# A short array without a string, comment or container in it, or a short dictionary
-# whose values hold no string, comment or dictionary (arrays of that kind are allowed):
-# balanced, with nothing in it that the quick reader looks at, since it looks at names
-# only at the dictionary's own level. (A long array, such as the /Kids of a flat page
-# tree, is read as far as it is used, not searched whole.)
-_FLAT = rb"[^\[\]()<>%]"
-_PLAIN = (
-    rb"\[" + _FLAT + rb"{0,256}\]"
-    + rb"|<<(?:" + _FLAT + rb"|\[" + _FLAT + rb"{0,256}\]){0,256}>>"
-)  # fmt: skip
+# A short array without a string, comment or container in it, or a short dictionary whose
+# values hold no string, comment or dictionary (arrays of that kind are allowed): balanced,
+# with nothing in it that the quick reader looks at, since it looks at names only at the
+# dictionary's own level. Runs of one character class, which the regex engine steps
+# through fastest. (A long array, such as the /Kids of a flat page tree, is read as far as
+# it is used, not searched whole.)
+_FLAT = rb"[^\[\]()<>%]{0,256}"
+_PLAIN = rb"\[" + _FLAT + rb"\]|<<" + _FLAT + rb"(?:\[" + _FLAT + rb"\]" + _FLAT + rb"){0,16}>>"
 # What may follow a name right away and be taken with it: a name, ">>", a reference, an
 # integer or a plain container (groups 2 to 6).
 _AFTER_NAME = b"|".join(
@@ -772,7 +772,9 @@ def _object_in(
     value, pos = parse(data, pos, keys)
     if not isinstance(value, dict):
         return value
-    after = _SKIP.match(data, pos).end()  # type: ignore[union-attr]
+    after = _BLANK.match(data, pos).end()  # type: ignore[union-attr]
+    if data.startswith(b"%", after):
+        after = _SKIP.match(data, after).end()  # type: ignore[union-attr]
     if len(data) - after < 8:
         raise _NeedMore
     if data.startswith(b"stream", after):
