@@ -99,7 +99,7 @@ def _pdf_at(src: Source, begin: int) -> Detected:
         return found("application/pdf", "PDF", f"PDF {version}", pdf_version=version, partial=True)
     start, tail = src.tail()
     notes: tuple[str, ...] = ()
-    if b"%%EOF" not in tail[-PDF_WINDOW:]:
+    if tail.find(b"%%EOF", len(tail) - PDF_WINDOW) < 0:
         end = earliest_polyglot_end(tail, start, b"%%EOF", 0, "PDF")
         if end:
             other = foreign(src.at(end, 64), "PDF") or "another format"

@@ -201,11 +201,13 @@ def _quick_members(
     """
     out: dict[str, PdfObject] = {}
     level = 1  # brackets open
+    size = len(data)
     while True:
         match = _STRUCTURE.search(data, pos)
         if match is None:
             raise _NeedMore
-        pos, name = match.end(), match.group(1)
+        pos = match.end()
+        name, named, close, num, gen, number = match.groups()
         if name is None:
             token = match.group()
             if token in (b"<<", b"["):
@@ -217,40 +219,38 @@ def _quick_members(
             elif token in (b"(", b"%"):
                 return None
             continue  # a plain container: balanced
-        if match.group(3) is not None:  # ">>" right after the name
+        if close is not None:  # ">>" right after the name
             if level > 1:
                 level -= 1
             elif (key := name.decode("latin-1")) in keys and key not in out:
                 return None  # a wanted member without a value
             else:
                 return out, pos
-        elif pos == len(data):
+        elif pos == size:
             raise _NeedMore  # the name or its value may go on past the buffer
         elif level == 1:
             key = name.decode("latin-1")
-            if key in keys and key not in out:
-                found = _wanted(data, match, out, key)
+            if key not in keys or key in out:
+                continue
+            # The wanted member's value, as _value reads it.
+            if named is not None:
+                out[key] = Name(named.decode("latin-1"))
+            elif gen is not None:
+                out[key] = Ref(int(num), int(gen))
+            elif number is not None:
+                if size - pos < 16 and number.isdigit() and not data.endswith(_PADDING):
+                    raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
+                out[key] = int(number)
+            else:
+                found = _wanted(data, match.end(1), out, key)
                 if found is None:
                     return None
                 pos = found
 
 
-def _wanted(data: bytes, match: re.Match[bytes], out: dict[str, PdfObject], key: str) -> int | None:
-    """Read a wanted member's value into ``out``, as :func:`_value` reads it; return where
-    it ends, or None to look closer."""
-    named, num, gen, number = match.group(2, 4, 5, 6)
-    if named is not None:
-        out[key] = Name(named.decode("latin-1"))
-        return match.end()
-    if gen is not None:
-        out[key] = Ref(int(num), int(gen))
-        return match.end()
-    if number is not None:
-        if len(data) - match.end() < 16 and number.isdigit() and not data.endswith(_PADDING):
-            raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
-        out[key] = int(number)
-        return match.end()
-    start = match.end(1)
+def _wanted(data: bytes, start: int, out: dict[str, PdfObject], key: str) -> int | None:
+    """Read a wanted member's value at ``start`` into ``out``, as :func:`_value` reads it;
+    return where it ends, or None to look closer."""
     try:
         out[key], end = _value(data, start)
     except Unreadable:
@@ -274,6 +274,16 @@ def _value(data: bytes, pos: int) -> tuple[PdfObject, int]:
     return _parse(data, pos)
 
 
+def _ref_array(data: bytes, match: re.Match[bytes]) -> tuple[PdfObject, int] | None:
+    """Read an array of references whole in the buffer as :func:`_parse` does; None for
+    anything else."""
+    start = match.end()
+    close = data.find(b"]", start)
+    if close > start and data.find(b"R", start, close) >= 0 and _only_ref_chars(data, start, close):
+        return RefArray(data[start:close]), close + 1
+    return None
+
+
 # An array of integers (/W, /Index, /MediaBox), and a dictionary of names, references and
 # integers (/DecodeParms): read by one match and one findall. Every token ends where the
 # next cannot go on, so each text matches one way only.
@@ -295,11 +305,14 @@ _FLAT_MEMBERS = re.compile(_flat_member(b"("))
 
 
 def _flat_value(data: bytes, match: re.Match[bytes]) -> tuple[PdfObject, int] | None:
-    """Read an array of integers or a flat dictionary as :func:`_parse` does; None for
-    any other container, or one that ends so near the end of ``data`` that :func:`_parse`
-    would ask for more."""
+    """Read an array of references or integers, or a flat dictionary, as :func:`_parse`
+    does; None for any other container, or one that ends so near the end of ``data`` that
+    :func:`_parse` would ask for more."""
     start = match.end()
     if match.lastgroup == "aopen":
+        refs = _ref_array(data, match)
+        if refs is not None:
+            return refs
         found = _INT_ARRAY.match(data, start)
         if found is None or (len(data) - found.end() < 16 and not data.endswith(_PADDING)):
             return None
