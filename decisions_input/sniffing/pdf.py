@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import SourceError
 from .base import (
@@ -155,7 +155,8 @@ def _pages(src: Source, tail: bytes) -> _Pages:
 # --------------------------------------------------------------------------------------
 
 
-class _Node(NamedTuple):
+@dataclass(slots=True)  # not frozen: made once per node, never changed
+class _Node:
     """One page-tree node: what it is, its kids (None: no /Kids array), its /Count."""
 
     kind: str | None  # "Pages", "Page", another /Type, or None without one

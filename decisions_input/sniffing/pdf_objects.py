@@ -533,17 +533,18 @@ class _XrefStream:
         """Return one entry's bytes (short at the end of the data)."""
         width = sum(self.widths)
         if not self.columns:
-            raw = self.inflate.prefix((row + 1) * width)
-            return raw[row * width : (row + 1) * width]
+            end = (row + 1) * width
+            return bytes(self.inflate.grow(end)[row * width : end])
         stride = width + 1
-        raw = self.inflate.prefix((row + 1) * stride)
-        if len(raw) == (row + 1) * stride and raw[0::stride].count(2) == row + 1:
+        end = (row + 1) * stride
+        raw = self.inflate.grow(end)  # may run past end: read up to it only
+        if len(raw) >= end and raw[0:end:stride].count(2) == row + 1:
             # Every row "Up" (the common predictor 12): a column is the sum of the rows.
-            return bytes(sum(raw[c + 1 :: stride]) & 0xFF for c in range(width))
+            return bytes(sum(raw[c + 1 : end : stride]) & 0xFF for c in range(width))
         if len(self.rows) <= row:
             previous = self.rows[-1] if self.rows else bytes(width)
             for r in range(len(self.rows), row + 1):
-                line = raw[r * stride : (r + 1) * stride]
+                line = bytes(raw[r * stride : (r + 1) * stride])
                 if len(line) < stride:
                     return b""
                 previous = _unpredict(line[0], line[1:], previous)
@@ -563,6 +564,11 @@ class _Inflater:
 
     def prefix(self, n: int) -> bytes:
         """Return the first ``n`` inflated bytes (fewer when the stream ends first)."""
+        return bytes(self.grow(n)[:n])
+
+    def grow(self, n: int) -> bytearray:
+        """Inflate at least ``n`` bytes (fewer when the stream ends first); return all the
+        bytes inflated so far, without a copy."""
         while len(self.out) < n and self.at < self.end and not self.engine.eof:
             self.src.step()
             chunk = self.src.at(self.at, min(self.end - self.at, 1 << 16))
@@ -573,9 +579,10 @@ class _Inflater:
             except zlib.error as exc:
                 raise Unreadable(f"cannot inflate a stream: {exc}") from exc
             self.at += len(chunk) - len(self.engine.unconsumed_tail)
-        return bytes(self.out[:n])
+        return self.out
 
 
+_DIGITS = re.compile(rb"\d+")
 _TRAILER_KEYS = frozenset({"Root", "Encrypt", "Prev", "XRefStm", "Size"})
 _STREAM_KEYS = frozenset({"Type", "Filter", "DecodeParms", "Length"})
 _XREF_KEYS = _TRAILER_KEYS | _STREAM_KEYS | {"W", "Index"}
@@ -592,7 +599,8 @@ class Document:
     src: Source
     sections: list[_Table | _XrefStream] = field(default_factory=list)
     trailer: dict[str, PdfObject] = field(default_factory=dict)
-    _streams: dict[int, tuple[bytes, list[tuple[int, int]], int]] = field(default_factory=dict)
+    # object streams read: their data, the numbers of their header, /N and /First
+    _streams: dict[int, tuple[bytes, list[bytes], int, int]] = field(default_factory=dict)
     _opening: set[int] = field(default_factory=set)  # object streams being read
 
     @classmethod
@@ -745,15 +753,15 @@ class Document:
                 raise Unreadable(f"object stream {stream_num} needed to read itself")
             self._opening.add(stream_num)
             self._streams[stream_num] = self._object_stream(stream_num)
-        data, offsets, first = self._streams[stream_num]
-        if index >= len(offsets) or offsets[index][0] != num:
+        data, numbers, count, first = self._streams[stream_num]
+        if index >= count or int(numbers[2 * index]) != num:
             raise Broken("media.corrupt", f"expected object {num} in object stream {stream_num}")
         try:
-            return parse(data, first + offsets[index][1], keys)[0]
+            return parse(data, first + int(numbers[2 * index + 1]), keys)[0]
         except _NeedMore:
             raise Broken("media.corrupt", f"expected a whole object {num}") from None
 
-    def _object_stream(self, num: int) -> tuple[bytes, list[tuple[int, int]], int]:
+    def _object_stream(self, num: int) -> tuple[bytes, list[bytes], int, int]:
         stream = self.get(Ref(num, 0), _OBJSTM_KEYS)
         if not isinstance(stream, Stream) or stream.info.get("Type") != "ObjStm":
             raise Broken("media.corrupt", f"expected an object stream as object {num}")
@@ -762,11 +770,10 @@ class Document:
             raise Unreadable("an object stream without /N or /First")
         data = self._inflater(stream).prefix(self.src.limits.MAX_SNIFF_READ_BYTES)
         data += _PADDING
-        numbers = re.findall(rb"\d+", data[:first])
+        numbers = _DIGITS.findall(data[:first])  # pairs of numbers, read when looked up
         if len(numbers) < 2 * count:
             raise Broken("media.corrupt", f"expected {count} objects in object stream {num}")
-        pairs = [(int(numbers[2 * i]), int(numbers[2 * i + 1])) for i in range(count)]
-        return data, pairs, first
+        return data, numbers, count, first
 
 
 def _object_in(
