@@ -151,13 +151,21 @@ def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[Pd
     if keys is not None:
         match = _OPEN.match(data, pos)
         if match is not None:
-            quick = _quick_members(data, match.end(), keys)
-            return quick if quick is not None else _members(data, match.end(), keys)
+            return _members_at(data, match.end(), keys)
     return _parse(data, pos)
 
 
-# What ``_TOKEN`` skips before a token, then the token "<<".
-_OPEN = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*<<")
+def _members_at(data: bytes, pos: int, keys: frozenset[str]) -> tuple[dict[str, PdfObject], int]:
+    """Read the wanted members of the dictionary whose "<<" ends at ``pos``."""
+    quick = _quick_members(data, pos, keys)
+    return quick if quick is not None else _members(data, pos, keys)
+
+
+# What ``_TOKEN`` skips before a token, then the token "<<"; and the same after an
+# object's header.
+_OPEN_TEXT = rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*<<"
+_OPEN = re.compile(_OPEN_TEXT)
+_OBJ_DICT = re.compile(_OBJ_HEAD.pattern + _OPEN_TEXT)
 
 
 _W = rb"[\x00\t\n\x0c\r ]"
@@ -331,7 +339,7 @@ def _flat_value(data: bytes, match: re.Match[bytes]) -> tuple[PdfObject, int] | 
     return out, found.end()
 
 
-def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[PdfObject, int]:
+def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[dict[str, PdfObject], int]:
     out: dict[str, PdfObject] = {}
     while True:
         match = _TOKEN.match(data, pos)
@@ -648,9 +656,10 @@ class Document:
                 width = _entry_width(self.src.at(pos, 21))
             subsections.append((first, count, pos))
             pos += count * width
+        else:
+            window = self.src.at(pos, 64)
         self.sections.append(_Table(subsections, width))
-        window = self.src.at(pos, 64)
-        found = _TRAILER.match(window)
+        found = _TRAILER.match(window)  # the window at pos the loop stopped at
         if found is None:
             raise Broken("media.corrupt", f"expected a trailer after the xref table at {pos}")
         trailer = self._object_at(pos + found.end(), keys=_TRAILER_KEYS)
@@ -780,6 +789,12 @@ def _object_in(
     data: bytes, at: int, expect: int | None, header: bool, keys: frozenset[str] | None = None
 ) -> PdfObject:
     pos = 0
+    if header and keys is not None:  # most often a dictionary: its header and "<<" at once
+        match = _OBJ_DICT.match(data)
+        if match is not None:
+            if expect is not None and int(match.group(1)) != expect:
+                raise Broken("media.corrupt", f"expected object {expect} at {at}, found another")
+            return _after_dict(data, at, _members_at(data, match.end(), keys))
     if header:
         match = _OBJ_HEAD.match(data)
         if match is None:
@@ -792,6 +807,12 @@ def _object_in(
     value, pos = parse(data, pos, keys)
     if not isinstance(value, dict):
         return value
+    return _after_dict(data, at, (value, pos))
+
+
+def _after_dict(data: bytes, at: int, found: tuple[dict[str, PdfObject], int]) -> PdfObject:
+    """The dictionary read, or the stream it begins when ``stream`` follows it."""
+    value, pos = found
     after = _BLANK.match(data, pos).end()  # type: ignore[union-attr]
     if data.startswith(b"%", after):
         after = _SKIP.match(data, after).end()  # type: ignore[union-attr]
