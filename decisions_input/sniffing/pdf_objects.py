@@ -169,14 +169,16 @@ _OBJ_DICT = re.compile(_OBJ_HEAD.pattern + _OPEN_TEXT)
 
 
 _W = rb"[\x00\t\n\x0c\r ]"
-# A short array without a string, comment or container in it, or a short dictionary whose
-# values hold no string, comment or dictionary (arrays of that kind are allowed): balanced,
-# with nothing in it that the quick reader looks at, since it looks at names only at the
-# dictionary's own level. Runs of one character class, which the regex engine steps
-# through fastest. (A long array, such as the /Kids of a flat page tree, is read as far as
-# it is used, not searched whole.)
+# A short array without a literal string, comment or container in it (hex strings, such
+# as a trailer's /ID, are allowed), or a short dictionary whose values hold no string,
+# comment or dictionary (arrays of that kind are allowed): balanced, with nothing in it
+# that the quick reader looks at, since it looks at names only at the dictionary's own
+# level, and no "<<" or ">>" made of a hex string's brackets. Runs of one character class
+# between the brackets, which the regex engine steps through fastest. (A long array, such
+# as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
 _FLAT = rb"[^\[\]()<>%]{0,256}"
-_PLAIN = rb"\[" + _FLAT + rb"\]|<<" + _FLAT + rb"(?:\[" + _FLAT + rb"\]" + _FLAT + rb"){0,16}>>"
+_FLAT_ARRAY = rb"\[" + _FLAT + rb"(?:<[0-9A-Fa-f\x00\t\n\x0c\r ]{0,256}>" + _FLAT + rb"){0,16}\]"
+_PLAIN = _FLAT_ARRAY + rb"|<<" + _FLAT + rb"(?:" + _FLAT_ARRAY + _FLAT + rb"){0,16}>>"
 # What may follow a name right away and be taken with it: a name, ">>", a reference, an
 # integer or a plain container (groups 2 to 6).
 _AFTER_NAME = b"|".join(
