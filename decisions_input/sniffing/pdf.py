@@ -229,7 +229,11 @@ def _own_pages(src: Source, startxref: int) -> _Pages:
         node = doc.get(item, _NODE_KEYS)  # type: ignore[arg-type]
         if not isinstance(node, dict):
             return _Node(None, None, None, is_dict=False)
-        kids, count = doc.get(node.get("Kids")), doc.get(node.get("Count"))
+        kids, count = node.get("Kids"), node.get("Count")
+        if isinstance(kids, Ref):
+            kids = doc.get(kids)
+        if isinstance(count, Ref):
+            count = doc.get(count)
         kind = node.get("Type")
         return _Node(
             str(kind) if isinstance(kind, str) else None,

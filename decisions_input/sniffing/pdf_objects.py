@@ -78,10 +78,11 @@ class RefArray(Sequence[Ref]):
             want = self._count
         if len(self._refs) <= want:
             if want >= self._count or self._count <= _REFS_AT_ONCE:  # found in one call
-                pairs = _REF_ITEM.findall(self._text)
+                pairs = _REF_ITEM.findall(self._text)[: want + 1]
             else:
                 pairs = [m.groups() for m in islice(_REF_ITEM.finditer(self._text), want + 1)]
-            self._refs = [Ref(int(num), int(gen)) for num, gen in pairs]
+            # tuple.__new__ makes the same Ref as Ref(num, gen), without its Python __new__
+            self._refs = [tuple.__new__(Ref, (int(num), int(gen))) for num, gen in pairs]
         return self._refs[index]
 
 
