@@ -58,10 +58,11 @@ class RefArray(Sequence[Ref]):
 
     __slots__ = ("_count", "_refs", "_text")
 
-    def __init__(self, text: bytes) -> None:
+    def __init__(self, text: bytes, count: int | None = None) -> None:
+        """``count``: the number of R in ``text``, when the caller has counted them."""
         self._text = text
         self._refs: list[Ref] = []
-        self._count = text.count(b"R")
+        self._count = text.count(b"R") if count is None else count
 
     def __len__(self) -> int:
         return self._count
@@ -126,15 +127,18 @@ _TOKEN = re.compile(
     rb"|(?P<lit>\()|(?P<hex><)"
     rb"|(?P<word>" + _R + rb"+))"
 )
-# What an array of references holds: white space, digits and R. Deleting these with
-# ``bytes.translate`` leaves nothing of such an array, several times faster than a regex
-# that steps through it byte by byte (a flat page tree's /Kids runs to tens of kilobytes).
-_REF_BYTES = b"\x00\t\n\x0c\r 0123456789R"
+# What an array of references holds: white space, digits and R. Deleting white space and
+# digits with ``bytes.translate`` leaves one R per reference, several times faster than a
+# regex that steps through the array byte by byte (a flat page tree's /Kids runs to tens
+# of kilobytes), and what is left is short enough to count.
+_REF_GAPS = b"\x00\t\n\x0c\r 0123456789"
 
 
-def _only_ref_chars(data: bytes, start: int, end: int | None = None) -> bool:
-    """True when ``data[start:end]`` holds only what an array of references holds."""
-    return not data[start:end].translate(None, _REF_BYTES)
+def _ref_chars(data: bytes, start: int, end: int | None = None) -> int:
+    """The number of R in ``data[start:end]`` when it holds only what an array of
+    references holds, else -1."""
+    rest = data[start:end].translate(None, _REF_GAPS)
+    return -1 if rest.translate(None, b"R") else len(rest)
 
 
 # Inside a skipped value: runs of anything but brackets and strings, then one of those.
@@ -290,8 +294,9 @@ def _ref_array(data: bytes, match: re.Match[bytes]) -> tuple[PdfObject, int] | N
     anything else."""
     start = match.end()
     close = data.find(b"]", start)
-    if close > start and data.find(b"R", start, close) >= 0 and _only_ref_chars(data, start, close):
-        return RefArray(data[start:close]), close + 1
+    count = _ref_chars(data, start, close) if close > start else -1
+    if count > 0:
+        return RefArray(data[start:close], count), close + 1
     return None
 
 
@@ -403,12 +408,12 @@ def _parse(data: bytes, pos: int) -> tuple[PdfObject, int]:
         group = match.lastgroup
         if group == "aopen":
             close = data.find(b"]", pos)
-            if close < 0 and _only_ref_chars(data, pos):
+            if close < 0 and _ref_chars(data, pos) >= 0:
                 raise _NeedMore  # references up to the end of the buffer
-            refs = data.find(b"R", pos, close) >= 0
-            if close > pos and refs and _only_ref_chars(data, pos, close):
+            count = _ref_chars(data, pos, close) if close > pos else -1
+            if count > 0:
                 # An array of references only, such as /Kids: read as far as it is used.
-                value: PdfObject = RefArray(data[pos:close])
+                value: PdfObject = RefArray(data[pos:close], count)
                 pos = close + 1
                 if not stack:
                     return value, pos
