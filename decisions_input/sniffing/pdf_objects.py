@@ -182,8 +182,18 @@ _W = rb"[\x00\t\n\x0c\r ]"
 # between the brackets, which the regex engine steps through fastest. (A long array, such
 # as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
 _FLAT = rb"[^\[\]()<>%]{0,256}"
-_FLAT_ARRAY = rb"\[" + _FLAT + rb"(?:<[0-9A-Fa-f\x00\t\n\x0c\r ]{0,256}>" + _FLAT + rb"){0,16}\]"
-_PLAIN = _FLAT_ARRAY + rb"|<<" + _FLAT + rb"(?:" + _FLAT_ARRAY + _FLAT + rb"){0,16}>>"
+_HEX = rb"<[0-9A-Fa-f\x00\t\n\x0c\r ]{0,256}>"
+# Each run is followed by a plain character where it can be (the engine then steps back
+# through a run that fails at the speed of a search), so a long /Kids costs little.
+_FLAT_ARRAY = (
+    rb"\[" + _FLAT + rb"\]"
+    + rb"|\[" + _FLAT + _HEX + _FLAT + rb"(?:" + _HEX + _FLAT + rb"){0,15}\]"
+)  # fmt: skip
+_PLAIN = (
+    _FLAT_ARRAY
+    + rb"|<<" + _FLAT + rb">>"
+    + rb"|<<" + _FLAT + rb"(?:(?:" + _FLAT_ARRAY + rb")" + _FLAT + rb"){1,16}>>"
+)  # fmt: skip
 # What may follow a name right away and be taken with it: a name, ">>", a reference, an
 # integer or a plain container (groups 2 to 6).
 _AFTER_NAME = b"|".join(
