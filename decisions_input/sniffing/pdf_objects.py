@@ -566,7 +566,7 @@ class _XrefStream:
         raw = self.inflate.grow(end)  # may run past end: read up to it only
         if len(raw) >= end and raw[0:end:stride].count(2) == row + 1:
             # Every row "Up" (the common predictor 12): a column is the sum of the rows.
-            return bytes(sum(raw[c + 1 : end : stride]) & 0xFF for c in range(width))
+            return bytes([sum(raw[c + 1 : end : stride]) & 0xFF for c in range(width)])
         if len(self.rows) <= row:
             previous = self.rows[-1] if self.rows else bytes(width)
             for r in range(len(self.rows), row + 1):
@@ -872,16 +872,16 @@ def _stream_entry(section: _XrefStream, num: int) -> _Entry | None:
         row += count
     else:
         return None
-    width = sum(section.widths)
+    w0, w1, w2 = section.widths
     entry = section.row(row)
-    if len(entry) < width:
+    if len(entry) < w0 + w1 + w2:
         return None
-    fields, pos = [], 0
-    for size in section.widths:
-        fields.append(int.from_bytes(entry[pos : pos + size], "big"))
-        pos += size
-    kind = fields[0] if section.widths[0] else 1
-    return kind, fields[1], fields[2]
+    kind = int.from_bytes(entry[:w0], "big") if w0 else 1
+    return (
+        kind,
+        int.from_bytes(entry[w0 : w0 + w1], "big"),
+        int.from_bytes(entry[w0 + w1 : w0 + w1 + w2], "big"),
+    )
 
 
 def _predictor_columns(info: dict[str, PdfObject], width: int) -> int:
