@@ -186,6 +186,9 @@ def _walk(
         if unfinished and leaves:
             break
         item = stack.pop()
+        if isinstance(item, _Later):  # never empty: see _push
+            stack.extend(reversed(list(item.kids[1 : item.limit])))
+            item = stack.pop()
         ident = key(item)
         if ident is not None:
             if ident in seen:
@@ -195,13 +198,36 @@ def _walk(
         if node.kind == "Pages" or (node.kind is None and node.kids is not None):
             kids = node.kids or []
             unfinished = unfinished or len(stack) + len(kids) >= limit - done
-            stack.extend(reversed(list(kids[:limit])))
+            _push(stack, kids, limit, unfinished)
         elif node.is_dict and (node.kind == "Page" or node.kind is None):
             leaves += 1
     if not leaves:
         raise Broken("media.too_complex", f"expected a page leaf within {limit} page-tree nodes")
     count = first.count if first.count is not None and first.count > leaves else leaves
     return _Pages(count, False)
+
+
+@dataclass(slots=True)
+class _Later:
+    """A node's kids after its first, on the stack of a walk that only looks for a first
+    leaf: made into references only if the walk gets to them."""
+
+    kids: Sequence[object]
+    limit: int
+
+
+def _push(stack: list[object], kids: Sequence[object], limit: int, unfinished: bool) -> None:
+    """Put the first ``limit`` kids on the stack, the first on top.
+
+    Once the walk only looks for a first leaf (``unfinished``), the second kid on are put
+    as one :class:`_Later`, and only when there is a second kid, so that the stack is
+    empty exactly when it would be with every kid on it.
+    """
+    if unfinished and limit > 1 and len(first := kids[:2]) == 2:
+        stack.append(_Later(kids, limit))
+        stack.append(first[0])
+    else:
+        stack.extend(reversed(list(kids[:limit])))
 
 
 def _settle_pages(leaves: int, count: int | None) -> _Pages:
