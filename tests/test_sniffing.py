@@ -29,6 +29,7 @@ from decisions_input.sniffing import (
     mime_matches,
     pdf,
     pdf_objects,
+    pdf_syntax,
     sniff_bytes,
     sniff_stream,
 )
@@ -1041,7 +1042,7 @@ def _read_members(read: Any, data: bytes, keys: frozenset[str]) -> object:
     of exception it raises; arrays of references as lists."""
     try:
         found = read(data, 2, keys)
-    except (pdf_objects.Unreadable, pdf_objects._NeedMore) as exc:
+    except (pdf_objects.Unreadable, pdf_syntax._NeedMore) as exc:
         return type(exc).__name__
     if found is None:
         return None
@@ -1071,7 +1072,7 @@ def _members_token_by_token(data: bytes, pos: int, keys: frozenset[str]) -> obje
     while True:
         match = _OLD_STRUCTURE.search(data, pos)
         if match is None:
-            raise pdf_objects._NeedMore
+            raise pdf_syntax._NeedMore
         token, pos = match.group(), match.end()
         if token in (b"<<", b"["):
             level += 1
@@ -1087,7 +1088,7 @@ def _members_token_by_token(data: bytes, pos: int, keys: frozenset[str]) -> obje
             key = match.group(1).decode("latin-1")
             if key in keys and key not in out:
                 try:
-                    out[key], end = pdf_objects._parse(data, pos)
+                    out[key], end = pdf_syntax._parse(data, pos)
                 except pdf_objects.Unreadable:
                     return None
                 if data.find(b"(", pos, end) >= 0:
@@ -1107,9 +1108,9 @@ _WANTED = st.sampled_from(
 def test_the_quick_dictionary_reader_reads_what_the_careful_one_does(
     data: bytes, keys: frozenset[str]
 ) -> None:
-    quick = _read_members(pdf_objects._quick_members, data, keys)
+    quick = _read_members(pdf_syntax._quick_members, data, keys)
     if quick is not None:  # None: the careful reader is asked instead
-        assert quick == _read_members(pdf_objects._members, data, keys)
+        assert quick == _read_members(pdf_syntax._members, data, keys)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -1117,7 +1118,7 @@ def test_the_quick_dictionary_reader_reads_what_the_careful_one_does(
 def test_the_quick_dictionary_reader_reads_any_text_as_it_did_token_by_token(
     data: bytes, keys: frozenset[str]
 ) -> None:
-    found = _read_members(pdf_objects._quick_members, data, keys)
+    found = _read_members(pdf_syntax._quick_members, data, keys)
     assert found == _read_members(_members_token_by_token, data, keys)
 
 
@@ -1126,7 +1127,7 @@ def _read_value(read: Any, data: bytes) -> object:
     exception it raises; arrays of references as lists."""
     try:
         value, end = read(data, 0)
-    except (pdf_objects.Unreadable, pdf_objects._NeedMore) as exc:
+    except (pdf_objects.Unreadable, pdf_syntax._NeedMore) as exc:
         return type(exc).__name__
     return _plain_pdf(value), end
 
@@ -1136,7 +1137,7 @@ def _read_value(read: Any, data: bytes) -> object:
 def test_a_wanted_value_is_read_as_the_token_reader_reads_it(data: bytes) -> None:
     # _value reads an array of integers or a flat dictionary with one match and one
     # findall; _parse goes token by token.
-    assert _read_value(pdf_objects._value, data) == _read_value(pdf_objects._parse, data)
+    assert _read_value(pdf_syntax._value, data) == _read_value(pdf_syntax._parse, data)
 
 
 @pytest.mark.parametrize(
@@ -1150,7 +1151,7 @@ def test_a_wanted_value_is_read_as_the_token_reader_reads_it(data: bytes) -> Non
     ids=["ints", "signs-and-gaps", "decode-parms", "names-refs-first-key-wins"],
 )
 def test_flat_values_are_read_whole(text: bytes, expected: object) -> None:
-    assert pdf_objects._value(text + b" endobj" + b"\n" * 16, 0) == (expected, len(text))
+    assert pdf_syntax._value(text + b" endobj" + b"\n" * 16, 0) == (expected, len(text))
 
 
 def _walk_every_kid_on_the_stack(root: object, open_node: Any, key: Any, limit: int) -> Any:
