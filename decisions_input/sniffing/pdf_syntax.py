@@ -262,11 +262,22 @@ def _quick_members(
                 if size - pos < 16 and number.isdigit() and not data.endswith(_PADDING):
                     raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
                 out[key] = int(number)
+            elif data[pos - 1] == 0x5D and (refs := _plain_refs(data, match.end(1), pos)):
+                out[key] = refs  # a short /Kids, taken with its name
             else:
                 found = _wanted(data, match.end(1), out, key)
                 if found is None:
                     return None
                 pos = found
+
+
+def _plain_refs(data: bytes, name_end: int, end: int) -> RefArray | None:
+    """The array of references that ends at ``end``, taken by :data:`_STRUCTURE` with the
+    name that ends at ``name_end``, as :func:`_value` reads it; None when it holds anything
+    else."""
+    start = data.index(b"[", name_end, end) + 1
+    count = _ref_chars(data, start, end - 1)
+    return RefArray(data[start : end - 1], count) if count > 0 else None
 
 
 def _wanted(data: bytes, start: int, out: dict[str, PdfObject], key: str) -> int | None:
