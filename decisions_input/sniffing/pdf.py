@@ -29,11 +29,13 @@ files (``testdata/MANIFEST.json`` lists them):
 The structure is read by :mod:`.pdf_objects` (the trailer, the catalog and the first
 page-tree nodes, a few reads wherever they are); pypdf is the slow path for what that
 reader does not follow (encryption, filters, cross-reference data to rebuild), with a
-bounded allowance of reads.
+bounded allowance of reads and of byte-by-byte repair of a damaged stream
+(``Limits.MAX_PDF_RECOVERY_BYTES``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -286,7 +288,7 @@ def _pypdf_pages(src: Source) -> _Pages:
         raise Broken("media.corrupt", "expected a PDF the own reader follows") from exc
     quiet_logger("pypdf")
     local = src.allowance(src.limits.MAX_SNIFF_READ_BYTES // 2)
-    with decoder_warnings():
+    with decoder_warnings(), _recovery_bound(pypdf, src.limits.MAX_PDF_RECOVERY_BYTES):
         try:
             reader = pypdf.PdfReader(buffered(local), strict=False)
             encrypted = _open_encrypted(reader) if reader.is_encrypted else False
@@ -300,12 +302,31 @@ def _pypdf_pages(src: Source) -> _Pages:
             raise Broken(
                 "media.too_complex", f"pypdf needed more than its allowance: {exc}"
             ) from exc
+        except _limit_reached(pypdf) as exc:
+            raise Broken(
+                "media.too_complex", f"pypdf needed more repair than its allowance: {exc}"
+            ) from exc
         except Exception as exc:  # pypdf raises many kinds on hostile files
             if local.exhausted:
                 raise Broken("media.too_complex", "pypdf needed more than its allowance") from exc
             raise Broken("media.corrupt", f"expected a PDF that pypdf can read: {exc}") from exc
     pages.encrypted = encrypted
     return pages
+
+
+def _recovery_bound(pypdf: Any, nbytes: int) -> contextlib.AbstractContextManager[object]:
+    """Bound pypdf's byte-by-byte repair of a damaged FlateDecode stream to ``nbytes``
+    (pypdf 7 and later; earlier versions have no such setting and repair unbounded)."""
+    apply = getattr(pypdf, "apply_configuration", None)
+    if apply is None:
+        return contextlib.nullcontext()
+    return apply(zlib_maximum_recovery_input_length=nbytes)  # type: ignore[no-any-return]
+
+
+def _limit_reached(pypdf: Any) -> type[Exception] | tuple[()]:
+    """pypdf's error for a bound reached (none before pypdf 5)."""
+    found = getattr(pypdf.errors, "LimitReachedError", None)
+    return found if isinstance(found, type) and issubclass(found, Exception) else ()
 
 
 def _open_encrypted(reader: Any) -> bool:
