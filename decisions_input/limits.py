@@ -224,6 +224,7 @@ class Limits:
     MAX_SNIFF_STEPS: int
     MAX_SNIFF_READ_BYTES: int
     MAX_PDF_PAGE_NODES: int
+    MAX_PDF_RECOVERY_BYTES: int
     MAX_FRAME_WALK_BYTES: int
     CHUNK_BYTES: int
     # --- the command line: bytes read per kind of file, problems shown, worker processes --
@@ -587,6 +588,13 @@ GEMINI = Limits(
     # counted exactly, and a large one costs what a small one does (a page node is the
     # largest part of the cost of sniffing a PDF; benchmarks/bench_media.py).
     MAX_PDF_PAGE_NODES=8,
+    # Library bound: bytes of a damaged FlateDecode stream that pypdf (the slow path, for
+    # PDFs the own reader cannot follow) may try to inflate one byte at a time. It costs
+    # about 2 µs a byte, so a hostile file of a few hundred kilobytes took seconds; past the
+    # bound pypdf gives the stream up. A PDF that needs more repair than this is refused
+    # (media.corrupt, or media.too_complex), though poppler or qpdf might repair it: a
+    # refusal of a badly damaged file, never an acceptance of one; seeds are silent.
+    MAX_PDF_RECOVERY_BYTES=16 * 1024,
     # Library bound: bytes of MPEG audio or ADTS frames counted one by one for a duration
     # no header states (no Xing, Info or VBRI frame); past it, the rest is estimated from
     # the bit rates seen. 64 KiB is 4 s of MP3 at 128 kbit/s, and a few milliseconds.
@@ -1076,7 +1084,12 @@ _RULE_LIST: tuple[Rule, ...] = (
     Rule(
         "media.too_complex",
         "Confirming the format needs more structure steps or bytes than the library's bound.",
-        limits=("MAX_SNIFF_STEPS", "MAX_SNIFF_READ_BYTES", "MAX_PDF_PAGE_NODES"),
+        limits=(
+            "MAX_SNIFF_STEPS",
+            "MAX_SNIFF_READ_BYTES",
+            "MAX_PDF_PAGE_NODES",
+            "MAX_PDF_RECOVERY_BYTES",
+        ),
     ),
     Rule(
         "image.too_many_pixels",

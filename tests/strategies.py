@@ -514,6 +514,16 @@ def pdf_dictionaries(draw: st.DrawFn, *, soup: bool = False) -> bytes:
     return text[: draw(st.integers(0, len(text)))] if draw(st.booleans()) else text + b"\n" * 20
 
 
+@st.composite
+def pdf_arrays(draw: st.DrawFn) -> bytes:
+    """The text of one PDF array and what follows it, maybe cut short: mostly integers
+    (as /W, /Index and /MediaBox hold them), with other tokens mixed in."""
+    numbers = st.integers(-300, 10**6).map(lambda n: str(n).encode())
+    items = draw(st.lists(numbers | _pdf_scalars | st.just(b"+3"), max_size=8))
+    text = b"[" + _pdf_join(draw, items) + draw(_pdf_gaps) + b"]" + draw(_pdf_gaps) + b"endobj"
+    return text[: draw(st.integers(0, len(text)))] if draw(st.booleans()) else text + b"\n" * 20
+
+
 def mutated_media(seeds: list[bytes]) -> st.SearchStrategy[bytes]:
     """Real files with bytes overwritten, cut short, or inserted."""
 

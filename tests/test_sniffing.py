@@ -24,9 +24,23 @@ from hypothesis import strategies as st
 import decisions_input as di
 from decisions_input import GEMINI, RULES
 from decisions_input.errors import DecisionsInputError, Severity, SourceError
-from decisions_input.sniffing import Detected, mime_matches, pdf_objects, sniff_bytes, sniff_stream
+from decisions_input.sniffing import (
+    Detected,
+    mime_matches,
+    pdf,
+    pdf_objects,
+    pdf_syntax,
+    sniff_bytes,
+    sniff_stream,
+)
 from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
-from tests.strategies import declared_mime_types, media_bytes, mutated_media, pdf_dictionaries
+from tests.strategies import (
+    declared_mime_types,
+    media_bytes,
+    mutated_media,
+    pdf_arrays,
+    pdf_dictionaries,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
@@ -1028,7 +1042,7 @@ def _read_members(read: Any, data: bytes, keys: frozenset[str]) -> object:
     of exception it raises; arrays of references as lists."""
     try:
         found = read(data, 2, keys)
-    except (pdf_objects.Unreadable, pdf_objects._NeedMore) as exc:
+    except (pdf_objects.Unreadable, pdf_syntax._NeedMore) as exc:
         return type(exc).__name__
     if found is None:
         return None
@@ -1058,7 +1072,7 @@ def _members_token_by_token(data: bytes, pos: int, keys: frozenset[str]) -> obje
     while True:
         match = _OLD_STRUCTURE.search(data, pos)
         if match is None:
-            raise pdf_objects._NeedMore
+            raise pdf_syntax._NeedMore
         token, pos = match.group(), match.end()
         if token in (b"<<", b"["):
             level += 1
@@ -1074,7 +1088,7 @@ def _members_token_by_token(data: bytes, pos: int, keys: frozenset[str]) -> obje
             key = match.group(1).decode("latin-1")
             if key in keys and key not in out:
                 try:
-                    out[key], end = pdf_objects._parse(data, pos)
+                    out[key], end = pdf_syntax._parse(data, pos)
                 except pdf_objects.Unreadable:
                     return None
                 if data.find(b"(", pos, end) >= 0:
@@ -1094,9 +1108,9 @@ _WANTED = st.sampled_from(
 def test_the_quick_dictionary_reader_reads_what_the_careful_one_does(
     data: bytes, keys: frozenset[str]
 ) -> None:
-    quick = _read_members(pdf_objects._quick_members, data, keys)
+    quick = _read_members(pdf_syntax._quick_members, data, keys)
     if quick is not None:  # None: the careful reader is asked instead
-        assert quick == _read_members(pdf_objects._members, data, keys)
+        assert quick == _read_members(pdf_syntax._members, data, keys)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -1104,8 +1118,127 @@ def test_the_quick_dictionary_reader_reads_what_the_careful_one_does(
 def test_the_quick_dictionary_reader_reads_any_text_as_it_did_token_by_token(
     data: bytes, keys: frozenset[str]
 ) -> None:
-    found = _read_members(pdf_objects._quick_members, data, keys)
+    found = _read_members(pdf_syntax._quick_members, data, keys)
     assert found == _read_members(_members_token_by_token, data, keys)
+
+
+def _read_value(read: Any, data: bytes) -> object:
+    """What a value reader gives for the value at the start of ``data``, or the kind of
+    exception it raises; arrays of references as lists."""
+    try:
+        value, end = read(data, 0)
+    except (pdf_objects.Unreadable, pdf_syntax._NeedMore) as exc:
+        return type(exc).__name__
+    return _plain_pdf(value), end
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pdf_dictionaries() | pdf_dictionaries(soup=True) | pdf_arrays())
+def test_a_wanted_value_is_read_as_the_token_reader_reads_it(data: bytes) -> None:
+    # _value reads an array of integers or a flat dictionary with one match and one
+    # findall; _parse goes token by token.
+    assert _read_value(pdf_syntax._value, data) == _read_value(pdf_syntax._parse, data)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"[1 2 1]", [1, 2, 1]),
+        (b"[ +0 -7\n12 ]", [0, -7, 12]),
+        (b"<< /Columns 4 /Predictor 12 >>", {"Columns": 4, "Predictor": 12}),
+        (b"<</A/B/C 3 0 R/A 5>>", {"A": "B", "C": pdf_objects.Ref(3, 0)}),
+    ],
+    ids=["ints", "signs-and-gaps", "decode-parms", "names-refs-first-key-wins"],
+)
+def test_flat_values_are_read_whole(text: bytes, expected: object) -> None:
+    assert pdf_syntax._value(text + b" endobj" + b"\n" * 16, 0) == (expected, len(text))
+
+
+def _walk_every_kid_on_the_stack(root: object, open_node: Any, key: Any, limit: int) -> Any:
+    """The page-tree walk as it was before the kids after the first were put on the stack
+    as one lazy entry: every kid read into references when its parent is opened."""
+    stack, seen, leaves, unfinished = [root], set(), 0, False
+    first = open_node(root)
+    if not first.is_dict:
+        raise pdf.Broken("pdf.no_pages", "no tree")
+    if first.kids is not None and first.count is not None and 1 < len(first.kids) == first.count:
+        unfinished = True
+    for done in range(limit):
+        if not stack:
+            return pdf._settle_pages(leaves, first.count)
+        if unfinished and leaves:
+            break
+        item = stack.pop()
+        ident = key(item)
+        if ident is not None:
+            if ident in seen:
+                raise pdf.Broken("media.corrupt", "twice")
+            seen.add(ident)
+        node = first if item is root else open_node(item)
+        if node.kind == "Pages" or (node.kind is None and node.kids is not None):
+            kids = node.kids or []
+            unfinished = unfinished or len(stack) + len(kids) >= limit - done
+            stack.extend(reversed(list(kids[:limit])))
+        elif node.is_dict and (node.kind == "Page" or node.kind is None):
+            leaves += 1
+    if not leaves:
+        raise pdf.Broken("media.too_complex", "no leaf")
+    count = first.count if first.count is not None and first.count > leaves else leaves
+    return pdf._Pages(count, False)
+
+
+@st.composite
+def _page_trees(draw: st.DrawFn) -> dict[int, Any]:
+    """Page trees of up to 12 nodes by number, node 0 the root: kinds of every sort,
+    /Kids that name any node (the root, themselves, nodes that do not exist) or none,
+    arrays of references as the own reader holds them (with a stray R, counted but not a
+    reference), and any /Count."""
+    size = draw(st.integers(1, 12))
+    tree: dict[int, Any] = {}
+    for number in range(size):
+        kind = draw(st.sampled_from(["Pages", "Page", None, "Catalog"]))
+        kids = draw(st.none() | st.lists(st.integers(0, size), max_size=12))
+        if kids is not None and draw(st.booleans()):
+            text = b" ".join(b"%d 0 R" % k for k in kids)
+            kids = pdf_objects.RefArray(text + draw(st.sampled_from([b"", b" R", b" 7 R"])))
+        elif kids is not None:
+            kids = [pdf_objects.Ref(k, 0) for k in kids]
+        count = draw(st.none() | st.integers(0, 14))
+        tree[number] = pdf._Node(kind, kids, count, is_dict=draw(st.integers(0, 9)) > 0)
+    return tree
+
+
+def _walked(walk: Any, tree: dict[int, Any], limit: int) -> object:
+    def open_node(item: object) -> Any:
+        found = tree.get(item.num) if isinstance(item, pdf_objects.Ref) else None
+        return found or pdf._Node(None, None, None, is_dict=False)
+
+    try:
+        pages = walk(pdf_objects.Ref(0, 0), open_node, lambda item: item, limit)
+    except pdf.Broken as exc:
+        return exc.code
+    return pages.count, pages.exact, pages.notes
+
+
+@settings(max_examples=500, deadline=None)
+@given(_page_trees(), st.integers(1, 10))
+def test_the_walk_decides_as_it_did_with_every_kid_on_the_stack(
+    tree: dict[int, Any], limit: int
+) -> None:
+    expected = _walked(_walk_every_kid_on_the_stack, tree, limit)
+    assert _walked(pdf._walk, tree, limit) == expected
+
+
+def test_a_kids_array_with_a_stray_r_is_walked_as_the_references_it_holds() -> None:
+    # Two R counted, one reference: the flat tree's walk ends at its only kid with every
+    # leaf counted, not cut short as if a second kid were waiting.
+    tree = {
+        0: pdf._Node("Pages", pdf_objects.RefArray(b"1 0 R R"), 2),
+        1: pdf._Node("Page", None, None),
+    }
+    note = ("expected /Count 2 to count the 1 page leaves",)
+    assert _walked(_walk_every_kid_on_the_stack, tree, 8) == (1, True, note)
+    assert _walked(pdf._walk, tree, 8) == (1, True, note)
 
 
 def test_pdf_pages_are_counted_leaf_by_leaf_up_to_a_bound() -> None:

@@ -5,8 +5,9 @@ One module per format family (:mod:`.images`, :mod:`.riff`, :mod:`.isobmff` with
 :mod:`.mpeg_streams`, :mod:`.asf`, :mod:`.flv`, :mod:`.pdf`), each listing its formats as
 :class:`~.base.Format` entries; :data:`.registry.REGISTRY` orders them, and
 :mod:`.others` names what none of them claims. Shared helpers live in :mod:`.base`, and
-the readers of parts several readers share in :mod:`.boxes`, :mod:`.frames` and
-:mod:`.pdf_objects`. Each family module states its decisions and their evidence.
+the readers of parts several readers share in :mod:`.boxes`, :mod:`.frames`,
+:mod:`.pdf_objects` and :mod:`.pdf_syntax`. Each family module states its decisions and
+their evidence.
 
 **The policy.** The server decodes with the mainstream decoders: ffmpeg, libjpeg,
 libpng, libwebp, libheif, and pypdf, qpdf or poppler for PDFs. A file is accepted when

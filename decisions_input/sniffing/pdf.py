@@ -29,11 +29,13 @@ files (``testdata/MANIFEST.json`` lists them):
 The structure is read by :mod:`.pdf_objects` (the trailer, the catalog and the first
 page-tree nodes, a few reads wherever they are); pypdf is the slow path for what that
 reader does not follow (encryption, filters, cross-reference data to rebuild), with a
-bounded allowance of reads.
+bounded allowance of reads and of byte-by-byte repair of a damaged stream
+(``Limits.MAX_PDF_RECOVERY_BYTES``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -99,7 +101,7 @@ def _pdf_at(src: Source, begin: int) -> Detected:
         return found("application/pdf", "PDF", f"PDF {version}", pdf_version=version, partial=True)
     start, tail = src.tail()
     notes: tuple[str, ...] = ()
-    if b"%%EOF" not in tail[-PDF_WINDOW:]:
+    if tail.find(b"%%EOF", len(tail) - PDF_WINDOW) < 0:
         end = earliest_polyglot_end(tail, start, b"%%EOF", 0, "PDF")
         if end:
             other = foreign(src.at(end, 64), "PDF") or "another format"
@@ -155,7 +157,7 @@ def _pages(src: Source, tail: bytes) -> _Pages:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made once per node, never changed
 class _Node:
     """One page-tree node: what it is, its kids (None: no /Kids array), its /Count."""
 
@@ -186,6 +188,9 @@ def _walk(
         if unfinished and leaves:
             break
         item = stack.pop()
+        if isinstance(item, _Later):  # never empty: see _push
+            stack.extend(reversed(list(item.kids[1 : item.limit])))
+            item = stack.pop()
         ident = key(item)
         if ident is not None:
             if ident in seen:
@@ -195,13 +200,36 @@ def _walk(
         if node.kind == "Pages" or (node.kind is None and node.kids is not None):
             kids = node.kids or []
             unfinished = unfinished or len(stack) + len(kids) >= limit - done
-            stack.extend(reversed(list(kids[:limit])))
+            _push(stack, kids, limit, unfinished)
         elif node.is_dict and (node.kind == "Page" or node.kind is None):
             leaves += 1
     if not leaves:
         raise Broken("media.too_complex", f"expected a page leaf within {limit} page-tree nodes")
     count = first.count if first.count is not None and first.count > leaves else leaves
     return _Pages(count, False)
+
+
+@dataclass(slots=True)
+class _Later:
+    """A node's kids after its first, on the stack of a walk that only looks for a first
+    leaf: made into references only if the walk gets to them."""
+
+    kids: Sequence[object]
+    limit: int
+
+
+def _push(stack: list[object], kids: Sequence[object], limit: int, unfinished: bool) -> None:
+    """Put the first ``limit`` kids on the stack, the first on top.
+
+    Once the walk only looks for a first leaf (``unfinished``), the second kid on are put
+    as one :class:`_Later`, and only when there is a second kid, so that the stack is
+    empty exactly when it would be with every kid on it.
+    """
+    if unfinished and limit > 1 and len(first := kids[:2]) == 2:
+        stack.append(_Later(kids, limit))
+        stack.append(first[0])
+    else:
+        stack.extend(reversed(list(kids[:limit])))
 
 
 def _settle_pages(leaves: int, count: int | None) -> _Pages:
@@ -229,7 +257,11 @@ def _own_pages(src: Source, startxref: int) -> _Pages:
         node = doc.get(item, _NODE_KEYS)  # type: ignore[arg-type]
         if not isinstance(node, dict):
             return _Node(None, None, None, is_dict=False)
-        kids, count = doc.get(node.get("Kids")), doc.get(node.get("Count"))
+        kids, count = node.get("Kids"), node.get("Count")
+        if isinstance(kids, Ref):
+            kids = doc.get(kids)
+        if isinstance(count, Ref):
+            count = doc.get(count)
         kind = node.get("Type")
         return _Node(
             str(kind) if isinstance(kind, str) else None,
@@ -256,7 +288,7 @@ def _pypdf_pages(src: Source) -> _Pages:
         raise Broken("media.corrupt", "expected a PDF the own reader follows") from exc
     quiet_logger("pypdf")
     local = src.allowance(src.limits.MAX_SNIFF_READ_BYTES // 2)
-    with decoder_warnings():
+    with decoder_warnings(), _recovery_bound(pypdf, src.limits.MAX_PDF_RECOVERY_BYTES):
         try:
             reader = pypdf.PdfReader(buffered(local), strict=False)
             encrypted = _open_encrypted(reader) if reader.is_encrypted else False
@@ -270,12 +302,31 @@ def _pypdf_pages(src: Source) -> _Pages:
             raise Broken(
                 "media.too_complex", f"pypdf needed more than its allowance: {exc}"
             ) from exc
+        except _limit_reached(pypdf) as exc:
+            raise Broken(
+                "media.too_complex", f"pypdf needed more repair than its allowance: {exc}"
+            ) from exc
         except Exception as exc:  # pypdf raises many kinds on hostile files
             if local.exhausted:
                 raise Broken("media.too_complex", "pypdf needed more than its allowance") from exc
             raise Broken("media.corrupt", f"expected a PDF that pypdf can read: {exc}") from exc
     pages.encrypted = encrypted
     return pages
+
+
+def _recovery_bound(pypdf: Any, nbytes: int) -> contextlib.AbstractContextManager[object]:
+    """Bound pypdf's byte-by-byte repair of a damaged FlateDecode stream to ``nbytes``
+    (pypdf 7 and later; earlier versions have no such setting and repair unbounded)."""
+    apply = getattr(pypdf, "apply_configuration", None)
+    if apply is None:
+        return contextlib.nullcontext()
+    return apply(zlib_maximum_recovery_input_length=nbytes)  # type: ignore[no-any-return]
+
+
+def _limit_reached(pypdf: Any) -> type[Exception] | tuple[()]:
+    """pypdf's error for a bound reached (none before pypdf 5)."""
+    found = getattr(pypdf.errors, "LimitReachedError", None)
+    return found if isinstance(found, type) and issubclass(found, Exception) else ()
 
 
 def _open_encrypted(reader: Any) -> bool:

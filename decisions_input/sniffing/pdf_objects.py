@@ -2,10 +2,12 @@
 
 :class:`Document` finds the last cross-reference section from ``startxref``, follows the
 ``/Prev`` chain, and reads objects by number: from the file (classic tables, whose entries
-are fixed-width, so an entry is one read at a computed offset) or from object streams
-(compressed streams are inflated only as far as the entry or object needed). Nothing is
-read that the page count does not need, so a PDF of 300,000 objects costs what a PDF of
-three does.
+are fixed-width, so an entry is one read at a computed offset) or from object streams (a
+cross-reference stream is inflated only as far as the entry needed, an object stream up to
+the read bound). Nothing is read that the page count does not need, so a PDF of 300,000
+objects costs what a PDF of three does.
+
+The objects themselves are read by :mod:`.pdf_syntax`.
 
 Anything this reader cannot follow raises :class:`Unreadable`, and the caller falls back
 on pypdf; a cross-reference that points at nothing raises :class:`~.base.Broken`.
@@ -15,413 +17,32 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import islice
-from typing import NamedTuple, TypeAlias, overload
 
 from .base import Broken, Source
+from .pdf_syntax import (
+    _BLANK,
+    _OBJ_DICT,
+    _OBJ_HEAD,
+    _PADDING,
+    _SKIP,
+    _WS,
+    Name,
+    PdfObject,
+    Ref,
+    RefArray,
+    Stream,
+    Unreadable,
+    _members_at,
+    _NeedMore,
+    parse,
+)
 
 __all__ = ["Document", "Name", "PdfObject", "Ref", "RefArray", "Stream", "Unreadable"]
 
-_MAX_DEPTH = 32  # nesting of arrays and dictionaries in one object
 _MAX_SECTIONS = 32  # cross-reference sections followed through /Prev
 _OBJECT_WINDOW = 1024  # bytes read for one object at first; grown while it does not end
-
-
-class Unreadable(Exception):
-    """The structure is beyond this reader (a filter, encryption, a repair to make)."""
-
-
-class Ref(NamedTuple):
-    """An indirect reference, ``12 0 R``."""
-
-    num: int
-    gen: int
-
-
-class Name(str):
-    """A PDF name, ``/Type``, held without its slash."""
-
-    __slots__ = ()
-
-
-_REF_ITEM = re.compile(rb"(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,5})[\x00\t\n\x0c\r ]+R")
-
-
-class RefArray(Sequence[Ref]):
-    """An array of references, parsed only as far as it is read.
-
-    A page tree's root may list thousands of kids; the walk reads the first few.
-    """
-
-    __slots__ = ("_count", "_refs", "_text")
-
-    def __init__(self, text: bytes) -> None:
-        self._text = text
-        self._refs: list[Ref] = []
-        self._count = text.count(b"R")
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> Ref: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Ref]: ...
-
-    def __getitem__(self, index: int | slice) -> Ref | list[Ref]:
-        want = index.stop if isinstance(index, slice) else index
-        if want is None or want < 0:
-            want = self._count
-        if len(self._refs) <= want:
-            if want >= self._count:  # every reference: found in one call
-                pairs = _REF_ITEM.findall(self._text)
-            else:
-                pairs = [m.groups() for m in islice(_REF_ITEM.finditer(self._text), want + 1)]
-            self._refs = [Ref(int(num), int(gen)) for num, gen in pairs]
-        return self._refs[index]
-
-
-@dataclass(frozen=True, slots=True)
-class Stream:
-    """A stream object: its dictionary and where its data starts in the file."""
-
-    info: dict[str, PdfObject]
-    data_at: int
-
-
-PdfObject: TypeAlias = (
-    "dict[str, PdfObject] | list[PdfObject] | RefArray | int | float | bool | bytes | Name | "
-    "Ref | Stream | None"
-)
-
-_WS = b"\x00\t\n\x0c\r "
-_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
-_OBJ_HEAD = re.compile(
-    rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,5})[\x00\t\n\x0c\r ]+obj"
-)
-_ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f"}
-
-
-# Appended to a buffer that holds all of its data, so that no lookahead runs out there.
-_PADDING = b"\n" * 16 + b"%end"
-
-
-class _NeedMore(Exception):
-    """The buffer ended inside the object."""
-
-
-_R = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"  # a regular character
-_TOKEN = re.compile(
-    rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*(?:"
-    rb"(?P<open><<)|(?P<close>>>)|(?P<aopen>\[)|(?P<aclose>\])"
-    rb"|/(?P<name>" + _R + rb"*)"
-    rb"|(?P<ref>\d{1,10})[\x00\t\n\x0c\r ]+(?P<gen>\d{1,5})[\x00\t\n\x0c\r ]+R(?!" + _R + rb")"
-    rb"|(?P<num>[+-]?(?:\d+\.?\d*|\.\d+))(?!" + _R + rb")"
-    rb"|(?P<lit>\()|(?P<hex><)"
-    rb"|(?P<word>" + _R + rb"+))"
-)
-_REF_CHARS = re.compile(rb"[\x00\t\n\x0c\r 0-9R]*")
-# Inside a skipped value: runs of anything but brackets and strings, then one of those.
-_NEST = re.compile(rb"[^<>\[\]()%]+|<<|>>|\[|\]|\(|<|%[^\r\n]*|>")
-_WORDS: dict[bytes, PdfObject] = {b"true": True, b"false": False, b"null": None}
-
-
-def parse(data: bytes, pos: int, keys: frozenset[str] | None = None) -> tuple[PdfObject, int]:
-    """Parse one object from ``data[pos:]``; return it and the position after it.
-
-    With ``keys``, a dictionary keeps only those members and skips the others unparsed.
-    Raises ``_NeedMore`` when ``data`` ends inside the object, or where a number near its
-    end might still turn out to be a reference.
-    """
-    if keys is not None:
-        match = _TOKEN.match(data, pos)
-        if match is not None and match.lastgroup == "open":
-            quick = _quick_members(data, match.end(), keys)
-            return quick if quick is not None else _members(data, match.end(), keys)
-    return _parse(data, pos)
-
-
-_W = rb"[\x00\t\n\x0c\r ]"
-# A short array without a name, string, comment or dictionary in it, or an empty
-# dictionary: balanced, with nothing in it that the quick reader looks at. (A long array,
-# such as the /Kids of a flat page tree, is read as far as it is used, not searched whole.)
-_PLAIN = rb"\[[^\[\]()<>%/]{0,256}\]|<<" + _W + rb"*>>"
-# What may follow a name right away and be taken with it: a name, ">>", a reference, an
-# integer or a plain container (groups 2 to 6).
-_AFTER_NAME = b"|".join(
-    [
-        rb"/(" + _R + rb"*)",
-        rb"(>>)",
-        rb"(\d{1,10})" + _W + rb"+(\d{1,5})" + _W + rb"+R(?!" + _R + rb")",
-        rb"([+-]?\d+)(?!" + _R + rb")",
-        _PLAIN,
-    ]
-)
-# Brackets, strings and comments, and names (group 1) with what follows them right away, so
-# that a member name and a value without brackets of its own take one search.
-_STRUCTURE = re.compile(
-    _PLAIN + rb"|<<|>>|\[|\]|\(|%|/(" + _R + rb"*)(?:" + _W + rb"*(?:" + _AFTER_NAME + rb"))?"
-)
-
-
-def _quick_members(
-    data: bytes, pos: int, keys: frozenset[str]
-) -> tuple[dict[str, PdfObject], int] | None:
-    """Read the wanted members of a dictionary without a string or comment in it: only
-    its brackets and names are looked at, the rest is skipped at the speed of a search.
-
-    A member name is matched together with a value that holds no name or bracket but its
-    own, so a name alone at the dictionary's level is always a member name. None: the
-    dictionary holds a string or a comment, or a wanted member has no value, so the
-    careful reader has to go through it. Raises ``_NeedMore`` when ``data`` ends inside
-    the dictionary.
-    """
-    out: dict[str, PdfObject] = {}
-    level = 1  # brackets open
-    while True:
-        match = _STRUCTURE.search(data, pos)
-        if match is None:
-            raise _NeedMore
-        pos, name = match.end(), match.group(1)
-        if name is None:
-            token = match.group()
-            if token in (b"<<", b"["):
-                level += 1
-            elif token in (b">>", b"]"):
-                level -= 1
-                if level == 0:
-                    return (out, pos) if token == b">>" else None
-            elif token in (b"(", b"%"):
-                return None
-            continue  # a plain container: balanced
-        if match.group(3) is not None:  # ">>" right after the name
-            if level > 1:
-                level -= 1
-            elif (key := name.decode("latin-1")) in keys and key not in out:
-                return None  # a wanted member without a value
-            else:
-                return out, pos
-        elif pos == len(data):
-            raise _NeedMore  # the name or its value may go on past the buffer
-        elif level == 1:
-            key = name.decode("latin-1")
-            if key in keys and key not in out:
-                found = _wanted(data, match, out, key)
-                if found is None:
-                    return None
-                pos = found
-
-
-def _wanted(data: bytes, match: re.Match[bytes], out: dict[str, PdfObject], key: str) -> int | None:
-    """Read a wanted member's value into ``out``, as :func:`_value` reads it; return where
-    it ends, or None to look closer."""
-    named, num, gen, number = match.group(2, 4, 5, 6)
-    if named is not None:
-        out[key] = Name(named.decode("latin-1"))
-        return match.end()
-    if gen is not None:
-        out[key] = Ref(int(num), int(gen))
-        return match.end()
-    if number is not None:
-        if len(data) - match.end() < 16 and number.isdigit() and not data.endswith(_PADDING):
-            raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
-        out[key] = int(number)
-        return match.end()
-    start = match.end(1)
-    try:
-        out[key], end = _value(data, start)
-    except Unreadable:
-        return None
-    return None if data.find(b"(", start, end) >= 0 else end
-
-
-_SCALARS = frozenset({"name", "gen", "num"})
-
-
-def _value(data: bytes, pos: int) -> tuple[PdfObject, int]:
-    """Parse the value at ``pos`` as :func:`_parse` does, a name, a reference or a number
-    without its stack of containers."""
-    match = _TOKEN.match(data, pos)
-    if match is not None and match.lastgroup in _SCALARS and match.end() < len(data):
-        return _scalar(data, match, match.end())
-    return _parse(data, pos)
-
-
-def _members(data: bytes, pos: int, keys: frozenset[str]) -> tuple[PdfObject, int]:
-    out: dict[str, PdfObject] = {}
-    while True:
-        match = _TOKEN.match(data, pos)
-        if match is None:
-            raise _unexpected(data, pos)
-        if match.lastgroup == "close":
-            return out, match.end()
-        if match.lastgroup != "name" or match.end() == len(data):
-            raise _unexpected(data, pos) if match.end() < len(data) else _NeedMore
-        key = match.group("name").decode("latin-1")
-        if key in keys and key not in out:
-            out[key], pos = _parse(data, match.end())
-        else:
-            pos = _skip(data, match.end())
-
-
-def _skip(data: bytes, pos: int) -> int:
-    """Return the position after the value at ``pos``, reading no more than its brackets."""
-    match = _TOKEN.match(data, pos)
-    if match is None:
-        raise _unexpected(data, pos)
-    group = match.lastgroup
-    if group == "lit":
-        return _literal(data, match.end())[1]
-    if group == "hex":
-        return _hex(data, match.end())[1]
-    if group not in ("open", "aopen"):
-        if match.end() == len(data) or group in ("close", "aclose"):
-            raise _NeedMore if match.end() == len(data) else _unexpected(data, pos)
-        return match.end()
-    depth, pos = 1, match.end()
-    while depth:
-        nest = _NEST.match(data, pos)
-        if nest is None:
-            raise _NeedMore
-        token, pos = nest.group(), nest.end()
-        if token in (b"<<", b"["):
-            depth += 1
-        elif token in (b">>", b"]"):
-            depth -= 1
-        elif token == b"(":
-            pos = _literal(data, pos)[1]
-        elif token == b"<":
-            pos = _hex(data, pos)[1]
-    return pos
-
-
-def _parse(data: bytes, pos: int) -> tuple[PdfObject, int]:
-    stack: list[list[PdfObject]] = []
-    kinds: list[bool] = []  # True: a dictionary under construction, False: an array
-    while True:
-        match = _TOKEN.match(data, pos)
-        if match is None:
-            raise _unexpected(data, pos)
-        if match.end() == len(data) and match.lastgroup in ("num", "word", "name", "gen"):
-            raise _NeedMore  # the token may go on past the buffer
-        pos = match.end()
-        group = match.lastgroup
-        if group == "aopen":
-            close = data.find(b"]", pos)
-            if close < 0 and _REF_CHARS.fullmatch(data, pos):
-                raise _NeedMore  # references up to the end of the buffer
-            if close > pos and _REF_CHARS.fullmatch(data, pos, close) and b"R" in data[pos:close]:
-                # An array of references only, such as /Kids: read as far as it is used.
-                value: PdfObject = RefArray(data[pos:close])
-                pos = close + 1
-                if not stack:
-                    return value, pos
-                stack[-1].append(value)
-                continue
-        if group in ("open", "aopen"):
-            if len(stack) >= _MAX_DEPTH:
-                raise Unreadable("objects nested too deep")
-            stack.append([])
-            kinds.append(group == "open")
-            continue
-        if group in ("close", "aclose"):
-            if not stack or kinds[-1] != (group == "close"):
-                raise Unreadable(f"an unbalanced {match.group(group)!r} at {pos}")
-            items, is_dict = stack.pop(), kinds.pop()
-            value = _as_dict(items, pos) if is_dict else items
-        else:
-            value, pos = _scalar(data, match, pos)
-        if not stack:
-            return value, pos
-        stack[-1].append(value)
-
-
-def _scalar(data: bytes, match: re.Match[bytes], pos: int) -> tuple[PdfObject, int]:
-    group = match.lastgroup
-    if group == "name":
-        return Name(match.group("name").decode("latin-1")), pos
-    if group == "gen":  # the last group of "12 0 R"
-        return Ref(int(match.group("ref")), int(match.group("gen"))), pos
-    if group == "num":
-        text = match.group("num")
-        if len(data) - pos < 16 and text.isdigit() and not data.endswith(_PADDING):
-            raise _NeedMore  # "12 0 R" may be cut by the end of the buffer
-        return (float(text) if b"." in text else int(text)), pos
-    if group == "lit":
-        return _literal(data, pos)
-    if group == "hex":
-        return _hex(data, pos)
-    word = match.group("word")
-    if word in _WORDS:
-        return _WORDS[word], pos
-    raise Unreadable(f"unexpected {word[:16]!r} at {pos}")
-
-
-def _as_dict(items: list[PdfObject], pos: int) -> dict[str, PdfObject]:
-    if len(items) % 2:
-        raise Unreadable(f"a dictionary with a key and no value before {pos}")
-    out: dict[str, PdfObject] = {}
-    for i in range(0, len(items), 2):
-        key = items[i]
-        if not isinstance(key, Name):
-            raise Unreadable(f"expected a name as a dictionary key before {pos}")
-        out.setdefault(str(key), items[i + 1])
-    return out
-
-
-def _rest_blank(data: bytes, pos: int) -> bool:
-    end = _SKIP.match(data, pos)
-    return end is not None and end.end() >= len(data)
-
-
-def _unexpected(data: bytes, pos: int) -> Exception:
-    if _rest_blank(data, pos) or pos + 16 >= len(data):
-        return _NeedMore()
-    return Unreadable(f"unexpected {data[pos : pos + 16]!r} at {pos}")
-
-
-def _literal(data: bytes, pos: int) -> tuple[PdfObject, int]:
-    out, level = bytearray(), 1
-    while pos < len(data):
-        char = data[pos]
-        pos += 1
-        if char == 0x5C:  # backslash
-            if pos >= len(data):
-                break
-            nxt = data[pos]
-            pos += 1
-            if nxt in _ESCAPES:
-                out += _ESCAPES[nxt]
-            elif 0x30 <= nxt <= 0x37:
-                digits = re.match(rb"[0-7]{1,2}", data[pos : pos + 2])
-                width = len(digits.group()) if digits else 0
-                out.append(int(data[pos - 1 : pos + width], 8) & 0xFF)
-                pos += width
-            elif nxt == 0x0D:
-                pos += data[pos : pos + 1] == b"\n"
-            elif nxt != 0x0A:
-                out.append(nxt)
-            continue
-        level += (char == 0x28) - (char == 0x29)
-        if level == 0:
-            return bytes(out), pos
-        out.append(char)
-    raise _NeedMore
-
-
-def _hex(data: bytes, pos: int) -> tuple[PdfObject, int]:
-    end = data.find(b">", pos)
-    if end < 0:
-        raise _NeedMore
-    digits = bytes(c for c in data[pos:end] if c not in _WS)
-    if any(c not in b"0123456789abcdefABCDEF" for c in digits):
-        raise Unreadable(f"expected hex digits in a string at {pos}")
-    if len(digits) % 2:
-        digits += b"0"
-    return bytes.fromhex(digits.decode("ascii")), end + 1
 
 
 # --------------------------------------------------------------------------------------
@@ -451,17 +72,18 @@ class _XrefStream:
         """Return one entry's bytes (short at the end of the data)."""
         width = sum(self.widths)
         if not self.columns:
-            raw = self.inflate.prefix((row + 1) * width)
-            return raw[row * width : (row + 1) * width]
+            end = (row + 1) * width
+            return bytes(self.inflate.grow(end)[row * width : end])
         stride = width + 1
-        raw = self.inflate.prefix((row + 1) * stride)
-        if len(raw) == (row + 1) * stride and raw[0::stride].count(2) == row + 1:
+        end = (row + 1) * stride
+        raw = self.inflate.grow(end)  # may run past end: read up to it only
+        if len(raw) >= end and raw[0:end:stride].count(2) == row + 1:
             # Every row "Up" (the common predictor 12): a column is the sum of the rows.
-            return bytes(sum(raw[c + 1 :: stride]) & 0xFF for c in range(width))
+            return bytes([sum(raw[c + 1 : end : stride]) & 0xFF for c in range(width)])
         if len(self.rows) <= row:
             previous = self.rows[-1] if self.rows else bytes(width)
             for r in range(len(self.rows), row + 1):
-                line = raw[r * stride : (r + 1) * stride]
+                line = bytes(raw[r * stride : (r + 1) * stride])
                 if len(line) < stride:
                     return b""
                 previous = _unpredict(line[0], line[1:], previous)
@@ -481,6 +103,11 @@ class _Inflater:
 
     def prefix(self, n: int) -> bytes:
         """Return the first ``n`` inflated bytes (fewer when the stream ends first)."""
+        return bytes(self.grow(n)[:n])
+
+    def grow(self, n: int) -> bytearray:
+        """Inflate at least ``n`` bytes (fewer when the stream ends first); return all the
+        bytes inflated so far, without a copy."""
         while len(self.out) < n and self.at < self.end and not self.engine.eof:
             self.src.step()
             chunk = self.src.at(self.at, min(self.end - self.at, 1 << 16))
@@ -491,9 +118,10 @@ class _Inflater:
             except zlib.error as exc:
                 raise Unreadable(f"cannot inflate a stream: {exc}") from exc
             self.at += len(chunk) - len(self.engine.unconsumed_tail)
-        return bytes(self.out[:n])
+        return self.out
 
 
+_DIGITS = re.compile(rb"\d+")
 _TRAILER_KEYS = frozenset({"Root", "Encrypt", "Prev", "XRefStm", "Size"})
 _STREAM_KEYS = frozenset({"Type", "Filter", "DecodeParms", "Length"})
 _XREF_KEYS = _TRAILER_KEYS | _STREAM_KEYS | {"W", "Index"}
@@ -510,7 +138,8 @@ class Document:
     src: Source
     sections: list[_Table | _XrefStream] = field(default_factory=list)
     trailer: dict[str, PdfObject] = field(default_factory=dict)
-    _streams: dict[int, tuple[bytes, list[tuple[int, int]], int]] = field(default_factory=dict)
+    # object streams read: their data, the numbers of their header, /N and /First
+    _streams: dict[int, tuple[bytes, list[bytes], int, int]] = field(default_factory=dict)
     _opening: set[int] = field(default_factory=set)  # object streams being read
 
     @classmethod
@@ -558,9 +187,10 @@ class Document:
                 width = _entry_width(self.src.at(pos, 21))
             subsections.append((first, count, pos))
             pos += count * width
+        else:
+            window = self.src.at(pos, 64)
         self.sections.append(_Table(subsections, width))
-        window = self.src.at(pos, 64)
-        found = _TRAILER.match(window)
+        found = _TRAILER.match(window)  # the window at pos the loop stopped at
         if found is None:
             raise Broken("media.corrupt", f"expected a trailer after the xref table at {pos}")
         trailer = self._object_at(pos + found.end(), keys=_TRAILER_KEYS)
@@ -663,15 +293,15 @@ class Document:
                 raise Unreadable(f"object stream {stream_num} needed to read itself")
             self._opening.add(stream_num)
             self._streams[stream_num] = self._object_stream(stream_num)
-        data, offsets, first = self._streams[stream_num]
-        if index >= len(offsets) or offsets[index][0] != num:
+        data, numbers, count, first = self._streams[stream_num]
+        if index >= count or int(numbers[2 * index]) != num:
             raise Broken("media.corrupt", f"expected object {num} in object stream {stream_num}")
         try:
-            return parse(data, first + offsets[index][1], keys)[0]
+            return parse(data, first + int(numbers[2 * index + 1]), keys)[0]
         except _NeedMore:
             raise Broken("media.corrupt", f"expected a whole object {num}") from None
 
-    def _object_stream(self, num: int) -> tuple[bytes, list[tuple[int, int]], int]:
+    def _object_stream(self, num: int) -> tuple[bytes, list[bytes], int, int]:
         stream = self.get(Ref(num, 0), _OBJSTM_KEYS)
         if not isinstance(stream, Stream) or stream.info.get("Type") != "ObjStm":
             raise Broken("media.corrupt", f"expected an object stream as object {num}")
@@ -680,17 +310,22 @@ class Document:
             raise Unreadable("an object stream without /N or /First")
         data = self._inflater(stream).prefix(self.src.limits.MAX_SNIFF_READ_BYTES)
         data += _PADDING
-        numbers = re.findall(rb"\d+", data[:first])
+        numbers = _DIGITS.findall(data[:first])  # pairs of numbers, read when looked up
         if len(numbers) < 2 * count:
             raise Broken("media.corrupt", f"expected {count} objects in object stream {num}")
-        pairs = [(int(numbers[2 * i]), int(numbers[2 * i + 1])) for i in range(count)]
-        return data, pairs, first
+        return data, numbers, count, first
 
 
 def _object_in(
     data: bytes, at: int, expect: int | None, header: bool, keys: frozenset[str] | None = None
 ) -> PdfObject:
     pos = 0
+    if header and keys is not None:  # most often a dictionary: its header and "<<" at once
+        match = _OBJ_DICT.match(data)
+        if match is not None:
+            if expect is not None and int(match.group(1)) != expect:
+                raise Broken("media.corrupt", f"expected object {expect} at {at}, found another")
+            return _after_dict(data, at, _members_at(data, match.end(), keys))
     if header:
         match = _OBJ_HEAD.match(data)
         if match is None:
@@ -703,7 +338,15 @@ def _object_in(
     value, pos = parse(data, pos, keys)
     if not isinstance(value, dict):
         return value
-    after = _SKIP.match(data, pos).end()  # type: ignore[union-attr]
+    return _after_dict(data, at, (value, pos))
+
+
+def _after_dict(data: bytes, at: int, found: tuple[dict[str, PdfObject], int]) -> PdfObject:
+    """The dictionary read, or the stream it begins when ``stream`` follows it."""
+    value, pos = found
+    after = _BLANK.match(data, pos).end()  # type: ignore[union-attr]
+    if data.startswith(b"%", after):
+        after = _SKIP.match(data, after).end()  # type: ignore[union-attr]
     if len(data) - after < 8:
         raise _NeedMore
     if data.startswith(b"stream", after):
@@ -742,16 +385,16 @@ def _stream_entry(section: _XrefStream, num: int) -> _Entry | None:
         row += count
     else:
         return None
-    width = sum(section.widths)
+    w0, w1, w2 = section.widths
     entry = section.row(row)
-    if len(entry) < width:
+    if len(entry) < w0 + w1 + w2:
         return None
-    fields, pos = [], 0
-    for size in section.widths:
-        fields.append(int.from_bytes(entry[pos : pos + size], "big"))
-        pos += size
-    kind = fields[0] if section.widths[0] else 1
-    return kind, fields[1], fields[2]
+    kind = int.from_bytes(entry[:w0], "big") if w0 else 1
+    return (
+        kind,
+        int.from_bytes(entry[w0 : w0 + w1], "big"),
+        int.from_bytes(entry[w0 + w1 : w0 + w1 + w2], "big"),
+    )
 
 
 def _predictor_columns(info: dict[str, PdfObject], width: int) -> int:
