@@ -33,6 +33,7 @@ from decisions_input.sniffing import (
     sniff_bytes,
     sniff_stream,
 )
+from fuzz.watchdog import cpu_deadline
 from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
 from tests.strategies import (
     declared_mime_types,
@@ -988,6 +989,11 @@ def _pdf(objects: list[bytes]) -> bytes:
     return bytes(out + f"startxref\n{xref}\n%%EOF\n".encode())
 
 
+_CATALOG = b"<< /Type /Catalog /Pages 2 0 R >>"
+_PAGES = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
+_LEAF = b"<< /Type /Page /Parent 2 0 R >>"
+
+
 def _pages(count: int, declared: int) -> bytes:
     kids = " ".join(f"{i + 3} 0 R" for i in range(count))
     tree = f"<< /Type /Pages /Kids [{kids}] /Count {declared} >>".encode()
@@ -1000,6 +1006,41 @@ def test_pdf_page_tree_cycle_is_corrupt() -> None:
         [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [2 0 R] /Count 1 >>"]
     )
     assert sniff_bytes(cycle).code == "media.corrupt"
+
+
+# Long runs of white space or comments where a PDF token is expected, then a character
+# no token starts with: a pattern that skips them with nested repetition backtracks for
+# longer than the age of the universe on a few dozen bytes. Each must give the verdict
+# the same place gives with one space, well inside a CPU deadline.
+_BLANK_RUNS = {
+    "spaces": b" " * 5_000,
+    "newlines": b"\r\n" * 2_500,
+    "comment-of-percents": b"%" * 5_000 + b"\n",
+    "comments": b"% note\n" * 700,
+}
+_TOKEN_PLACES = {
+    "catalog-value": ([b"<< /Type /Catalog /Pages 2 0 R /Extra@}>>", _PAGES, _LEAF], "@"),
+    "pages-count": ([_CATALOG, b"<< /Type /Pages /Kids [3 0 R] /Count 1@} >>", _LEAF], "@"),
+    "kids-array": ([_CATALOG, b"<< /Type /Pages /Kids [3 0 R@}] /Count 1 >>", _LEAF], "@"),
+    "leaf-value": ([_CATALOG, _PAGES, b"<< /Type /Page /Parent 2 0 R /Rotate@} >>"], "@"),
+    "after-dict": ([_CATALOG, _PAGES, b"<< /Type /Page /Parent 2 0 R >>@}"], "@"),
+    "trailer-value": ([_CATALOG, _PAGES, _LEAF], "@"),
+}
+
+
+@pytest.mark.parametrize("run", list(_BLANK_RUNS), ids=list(_BLANK_RUNS))
+@pytest.mark.parametrize("place", list(_TOKEN_PLACES), ids=list(_TOKEN_PLACES))
+def test_pdf_blank_runs_before_a_stray_character_cost_no_backtracking(place: str, run: str) -> None:
+    objects, mark = _TOKEN_PLACES[place]
+
+    def outcome(blank: bytes) -> str | None:
+        pdf = _pdf([body.replace(mark.encode(), blank) for body in objects])
+        if place == "trailer-value":  # after the table: no offset moves
+            pdf = pdf.replace(b"/Root 1 0 R >>", b"/Root 1 0 R /Extra" + blank + b"} >>")
+        with cpu_deadline(10.0):
+            return verdict(sniff_bytes(pdf))
+
+    assert outcome(_BLANK_RUNS[run]) == outcome(b" ")
 
 
 def _pdf_with_object_stream(stream_entry: tuple[int, int, int]) -> bytes:

@@ -97,7 +97,13 @@ PdfObject: TypeAlias = (
 )
 
 _WS = b"\x00\t\n\x0c\r "
-_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
+# White space and comments, which may stand between any two tokens. Written so that the
+# text splits into them one way only: a comment runs to the end of its line (the lookahead
+# forbids stopping short), and white space is taken whole before and after each comment.
+# Nested repetition that could split a run of blanks or of "%" in many ways made a failed
+# match try every split: a few dozen blanks before a stray character took hours.
+_SKIP_TEXT = rb"[\x00\t\n\x0c\r ]*(?:%[^\r\n]*(?![^\r\n])[\x00\t\n\x0c\r ]*)*"
+_SKIP = re.compile(_SKIP_TEXT)
 _BLANK = re.compile(rb"[\x00\t\n\x0c\r ]*")  # what _SKIP skips when there is no comment
 _OBJ_HEAD = re.compile(
     rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,5})[\x00\t\n\x0c\r ]+obj"
@@ -115,7 +121,7 @@ class _NeedMore(Exception):
 
 _R = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"  # a regular character
 _TOKEN = re.compile(
-    rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*(?:"
+    _SKIP_TEXT + rb"(?:"
     rb"(?P<open><<)|(?P<close>>>)|(?P<aopen>\[)|(?P<aclose>\])"
     rb"|/(?P<name>" + _R + rb"*)"
     rb"|(?P<ref>\d{1,10})[\x00\t\n\x0c\r ]+(?P<gen>\d{1,5})[\x00\t\n\x0c\r ]+R(?!" + _R + rb")"
@@ -164,7 +170,7 @@ def _members_at(data: bytes, pos: int, keys: frozenset[str]) -> tuple[dict[str, 
 
 # What ``_TOKEN`` skips before a token, then the token "<<"; and the same after an
 # object's header.
-_OPEN_TEXT = rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*<<"
+_OPEN_TEXT = _SKIP_TEXT + rb"<<"
 _OPEN = re.compile(_OPEN_TEXT)
 _OBJ_DICT = re.compile(_OBJ_HEAD.pattern + _OPEN_TEXT)
 
