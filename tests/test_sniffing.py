@@ -17,6 +17,7 @@ from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any
 
+import pypdf
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -33,6 +34,7 @@ from decisions_input.sniffing import (
     sniff_bytes,
     sniff_stream,
 )
+from decisions_input.sniffing.base import TAIL_BYTES
 from fuzz.watchdog import cpu_deadline
 from tests.long_media import LONG, Counting, Long, Sparse, long_mp3, long_pdf_objects
 from tests.strategies import (
@@ -999,6 +1001,37 @@ def _pages(count: int, declared: int) -> bytes:
     tree = f"<< /Type /Pages /Kids [{kids}] /Count {declared} >>".encode()
     leaves = [b"<< /Type /Page /Parent 2 0 R >>"] * count
     return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>", tree, *leaves])
+
+
+# No "%%EOF" anywhere: pypdf, the slow path, refuses such a file after looking back for the
+# marker line by line; the sniffer knows that verdict from one search, whatever the lines.
+_NO_EOF_MARKER = {
+    "many-lines": b"%PDF-1.4\n" + b"a\n" * 900_000,
+    "one-line": b"%PDF-1.4\n" + b"a" * 1_800_000,
+    "objects-no-tail": _pdf([_CATALOG, _PAGES, _LEAF]).split(b"xref")[0] + b"x\n" * 300_000,
+}
+
+
+@pytest.mark.parametrize("name", list(_NO_EOF_MARKER), ids=list(_NO_EOF_MARKER))
+def test_pdf_without_an_eof_marker_is_refused_as_pypdf_refuses_it(name: str) -> None:
+    data = _NO_EOF_MARKER[name]
+    counting = CountingReader(io.BytesIO(data))
+    det = sniff_stream(counting, len(data))
+    assert (det.code, det.reason) == (
+        "media.truncated",
+        "expected startxref and %%EOF near the end, found neither",
+    )
+    # the head, the tail window, then the file once from the end in overlapping chunks:
+    # pypdf's walk back through the lines would read it all again
+    assert counting.bytes_read <= GEMINI.SNIFF_BYTES + TAIL_BYTES + len(data) + 1024
+    with pytest.raises(pypdf.errors.PyPdfError):
+        pypdf.PdfReader(io.BytesIO(data), strict=False)
+
+
+@pytest.mark.parametrize("ending", [b"%%EO", b"%%E", b"%%", b"%"])
+def test_pdf_ending_in_a_cut_marker_is_left_to_pypdf(ending: bytes) -> None:
+    data = media("pdf_minimal.pdf").replace(b"%%EOF", ending)
+    assert [w.code for w in sniff_bytes(data).warnings] == ["pdf.damaged"]
 
 
 def test_pdf_page_tree_cycle_is_corrupt() -> None:

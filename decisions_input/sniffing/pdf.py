@@ -30,7 +30,9 @@ The structure is read by :mod:`.pdf_objects` (the trailer, the catalog and the f
 page-tree nodes, a few reads wherever they are); pypdf is the slow path for what that
 reader does not follow (encryption, filters, cross-reference data to rebuild), with a
 bounded allowance of reads and of byte-by-byte repair of a damaged stream
-(``Limits.MAX_PDF_RECOVERY_BYTES``).
+(``Limits.MAX_PDF_RECOVERY_BYTES``). A file with no ``%%EOF`` anywhere is not handed to
+pypdf, which refuses it only after walking back through every line: one search in C
+gives the same verdict, whatever the number of lines.
 """
 
 from __future__ import annotations
@@ -290,6 +292,8 @@ def _pypdf_pages(src: Source) -> _Pages:
     local = src.allowance(src.limits.MAX_SNIFF_READ_BYTES // 2)
     with decoder_warnings(), _recovery_bound(pypdf, src.limits.MAX_PDF_RECOVERY_BYTES):
         try:
+            if not _eof_marker_possible(local):
+                raise Broken("media.corrupt", "expected %%EOF in the file, found none")
             reader = pypdf.PdfReader(buffered(local), strict=False)
             encrypted = _open_encrypted(reader) if reader.is_encrypted else False
             root: Any = reader.trailer["/Root"]
@@ -312,6 +316,33 @@ def _pypdf_pages(src: Source) -> _Pages:
             raise Broken("media.corrupt", f"expected a PDF that pypdf can read: {exc}") from exc
     pages.encrypted = encrypted
     return pages
+
+
+# pypdf looks for %%EOF backwards from the end, a line at a time, byte by byte in Python,
+# and refuses the file when it finds none: on a file of many lines that costs its whole
+# allowance. With no "%%EOF" anywhere its verdict is known, found here by a search in C.
+_CUT_MARKERS = (b"%%EO", b"%%E", b"%%", b"%")
+_EOF_SEARCH_CHUNK = 1 << 20
+
+
+def _eof_marker_possible(src: Source) -> bool:
+    """False when pypdf cannot find an end-of-file marker: "%%EOF" stands nowhere in the
+    file, and its last line does not end in a cut marker, which pypdf reads on from."""
+    end = src.size
+    last = src.at(max(0, end - _EOF_SEARCH_CHUNK), _EOF_SEARCH_CHUNK)
+    line = last.rstrip(b"\r\n")
+    if not line or line[max(line.rfind(b"\r"), line.rfind(b"\n")) + 1 :].strip().endswith(
+        _CUT_MARKERS
+    ):
+        return True  # all line breaks, or a cut marker: left to pypdf
+    chunk = last
+    while True:
+        if b"%%EOF" in chunk:
+            return True
+        if end <= len(chunk):
+            return False
+        end -= len(chunk) - 4  # chunks overlap by four bytes, so no marker falls between
+        chunk = src.at(max(0, end - _EOF_SEARCH_CHUNK), min(end, _EOF_SEARCH_CHUNK))
 
 
 def _recovery_bound(pypdf: Any, nbytes: int) -> contextlib.AbstractContextManager[object]:
