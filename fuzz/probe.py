@@ -46,8 +46,9 @@ class Failure:
 
 def origin(exc: BaseException) -> str:
     """The exception type and the innermost function of the library it came through."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    frames = [f for f in frames if not f.filename.endswith(_WATCHDOG)]  # the alarm's own frame
+    frames = [  # all but the alarm's own frame
+        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith(_WATCHDOG)
+    ]
     ours = [f for f in frames if _PACKAGE in f.filename]
     frame = ours[-1] if ours else (frames[-1] if frames else None)
     if frame is None:
