@@ -1028,6 +1028,33 @@ def test_pdf_without_an_eof_marker_is_refused_as_pypdf_refuses_it(name: str) -> 
         pypdf.PdfReader(io.BytesIO(data), strict=False)
 
 
+# Bytes after %%EOF, with no startxref near the end: the own reader gives way to pypdf,
+# which walks back to the marker line by line. It is shown the file up to the marker when
+# what follows holds nothing its rebuilding of the index looks for; either way its verdict
+# must be the one pypdf gives on the whole file.
+_AFTER_EOF = {
+    "long-lines": ((b"z" * 100_000 + b"\n") * 13, True),
+    "short-lines": (b"zz\r\n" * 300_000, True),
+    "one-line": (b"z" * 1_300_000, True),
+    "an-object": ((b"z" * 100_000 + b"\n") * 6 + b"7 0 obj\n" + b"z" * 600_000, False),
+    "a-startxref": (b"z" * 600_000 + b"\nstartxref\n9\n" + b"z" * 600_000, False),
+}
+
+
+@pytest.mark.parametrize("name", list(_AFTER_EOF), ids=list(_AFTER_EOF))
+def test_pdf_bytes_after_eof_give_pypdfs_verdict_without_its_walk(name: str) -> None:
+    junk, cut = _AFTER_EOF[name]
+    data = media("pdf_minimal.pdf") + junk
+    counting = CountingReader(io.BytesIO(data))
+    det = sniff_stream(counting, len(data))
+    assert (det.mime, det.evidence["pages"]) == (
+        "application/pdf",
+        len(pypdf.PdfReader(io.BytesIO(data), strict=False).pages),
+    )
+    if cut:  # read once from the end, then pypdf reads only the PDF before the junk
+        assert counting.bytes_read <= GEMINI.SNIFF_BYTES + TAIL_BYTES + len(data) + 1024
+
+
 @pytest.mark.parametrize("ending", [b"%%EO", b"%%E", b"%%", b"%"])
 def test_pdf_ending_in_a_cut_marker_is_left_to_pypdf(ending: bytes) -> None:
     data = media("pdf_minimal.pdf").replace(b"%%EOF", ending)

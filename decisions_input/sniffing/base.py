@@ -178,6 +178,13 @@ class Source:
             self.partial,
         )
 
+    def prefix(self, size: int) -> Source:
+        """Return the first ``size`` bytes as a source of their own, on the same budget."""
+        size = min(size, self.size)
+        return Source(
+            self._fp, self._origin, size, self.limits, self._budget, self.partial, self.head[:size]
+        )
+
     def step(self) -> None:
         """Count one structure step."""
         self._budget.steps -= 1

@@ -30,9 +30,10 @@ The structure is read by :mod:`.pdf_objects` (the trailer, the catalog and the f
 page-tree nodes, a few reads wherever they are); pypdf is the slow path for what that
 reader does not follow (encryption, filters, cross-reference data to rebuild), with a
 bounded allowance of reads and of byte-by-byte repair of a damaged stream
-(``Limits.MAX_PDF_RECOVERY_BYTES``). A file with no ``%%EOF`` anywhere is not handed to
-pypdf, which refuses it only after walking back through every line: one search in C
-gives the same verdict, whatever the number of lines.
+(``Limits.MAX_PDF_RECOVERY_BYTES``). pypdf walks back through the lines after the last
+``%%EOF`` byte by byte: a file with no ``%%EOF`` anywhere, which it refuses, is refused
+from one search in C instead, and bytes after a marker that hold nothing pypdf would look
+at are not shown to it, so that neither costs its whole allowance.
 """
 
 from __future__ import annotations
@@ -292,9 +293,10 @@ def _pypdf_pages(src: Source) -> _Pages:
     local = src.allowance(src.limits.MAX_SNIFF_READ_BYTES // 2)
     with decoder_warnings(), _recovery_bound(pypdf, src.limits.MAX_PDF_RECOVERY_BYTES):
         try:
-            if not _eof_marker_possible(local):
+            length = _pypdf_length(local)
+            if length is None:
                 raise Broken("media.corrupt", "expected %%EOF in the file, found none")
-            reader = pypdf.PdfReader(buffered(local), strict=False)
+            reader = pypdf.PdfReader(buffered(local.prefix(length)), strict=False)
             encrypted = _open_encrypted(reader) if reader.is_encrypted else False
             root: Any = reader.trailer["/Root"]
             pages = _walk(
@@ -318,31 +320,51 @@ def _pypdf_pages(src: Source) -> _Pages:
     return pages
 
 
-# pypdf looks for %%EOF backwards from the end, a line at a time, byte by byte in Python,
-# and refuses the file when it finds none: on a file of many lines that costs its whole
-# allowance. With no "%%EOF" anywhere its verdict is known, found here by a search in C.
+# pypdf looks for %%EOF backwards from the end, a line at a time, byte by byte in Python:
+# through a long stretch after the marker, or a file with none, that costs its whole
+# allowance. Where it will stop is found here by searches in C. With no "%%EOF" anywhere it
+# refuses the file. After a marker that starts a line, bytes that hold no object, table or
+# trailer are nothing to it (its rebuilding of the index looks for those words), so it is
+# shown the file up to that line. Anything else is left to pypdf as it is.
 _CUT_MARKERS = (b"%%EO", b"%%E", b"%%", b"%")
+_STRUCTURE_WORDS = (b"obj", b"xref", b"trailer")
 _EOF_SEARCH_CHUNK = 1 << 20
+_OVERLAP = 8  # chunks overlap, so that no word or marker falls between two
 
 
-def _eof_marker_possible(src: Source) -> bool:
-    """False when pypdf cannot find an end-of-file marker: "%%EOF" stands nowhere in the
-    file, and its last line does not end in a cut marker, which pypdf reads on from."""
-    end = src.size
-    last = src.at(max(0, end - _EOF_SEARCH_CHUNK), _EOF_SEARCH_CHUNK)
-    line = last.rstrip(b"\r\n")
-    if not line or line[max(line.rfind(b"\r"), line.rfind(b"\n")) + 1 :].strip().endswith(
-        _CUT_MARKERS
-    ):
-        return True  # all line breaks, or a cut marker: left to pypdf
-    chunk = last
+def _pypdf_length(src: Source) -> int | None:
+    """How much of the file to show pypdf, or None when it cannot find an end-of-file
+    marker: "%%EOF" stands nowhere, and the last line does not end in a cut marker, from
+    which pypdf reads on."""
+    start = max(0, src.size - _EOF_SEARCH_CHUNK)
+    chunk = src.at(start, src.size - start)
+    line = chunk.rstrip(b"\r\n")
+    last = line[max(line.rfind(b"\r"), line.rfind(b"\n")) + 1 :]
+    if not line or b"%%EOF" in last or last.strip().endswith(_CUT_MARKERS):
+        return src.size  # pypdf stops at the last line, or at nothing this can tell
+    seen = whole = False
     while True:
-        if b"%%EOF" in chunk:
-            return True
-        if end <= len(chunk):
-            return False
-        end -= len(chunk) - 4  # chunks overlap by four bytes, so no marker falls between
-        chunk = src.at(max(0, end - _EOF_SEARCH_CHUNK), min(end, _EOF_SEARCH_CHUNK))
+        seen = seen or b"%%EOF" in chunk
+        marker = max(chunk.rfind(b"\n%%EOF"), chunk.rfind(b"\r%%EOF"))
+        # rebuilding the index would look at such words: then pypdf sees the whole file
+        whole = whole or any(word in chunk[max(marker, 0) :] for word in _STRUCTURE_WORDS)
+        if marker >= 0:
+            end = _after_line(chunk, marker + 1)
+            return src.size if whole or end is None else start + end
+        if start == 0:
+            return src.size if seen else None
+        end = start + _OVERLAP
+        start = max(0, end - _EOF_SEARCH_CHUNK)
+        chunk = src.at(start, end - start)
+
+
+def _after_line(data: bytes, pos: int) -> int | None:
+    """Where the line at ``pos`` ends, after its line break; None when ``data`` ends first."""
+    breaks = [i for i in (data.find(b"\r", pos), data.find(b"\n", pos)) if i >= 0]
+    if not breaks:
+        return None
+    at = min(breaks)
+    return at + 2 if data[at : at + 2] == b"\r\n" else at + 1
 
 
 def _recovery_bound(pypdf: Any, nbytes: int) -> contextlib.AbstractContextManager[object]:
