@@ -13,8 +13,19 @@ from typing import Final
 
 __all__ = ["char_width", "has_surrogate"]
 
-# The size of a non-ASCII string object beyond its code points and their terminator.
-_HEADER: Final = sys.getsizeof("\xe9", 0) - 2
+
+def _header() -> int:
+    """The size of a non-ASCII string object beyond its code points and their terminator.
+
+    Measured on a string made at run time: a literal, and on Python 3.12 and later every
+    one-character Latin-1 string, may be a shared object whose size counts more (a cached
+    UTF-8 copy), which would make the header seem larger and a wide string seem narrow.
+    """
+    made = "".join(["\xe9", "\xe9"])
+    return sys.getsizeof(made, 0) - 3
+
+
+_HEADER: Final = _header()
 
 
 def char_width(text: str) -> int:
