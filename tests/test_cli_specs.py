@@ -223,13 +223,22 @@ DEEP_DOCUMENTS = [
         (_DEPTH + 1, _DEPTH + 1),
     ),
     ("yaml-unclosed", "deep.yml", "[" * 600 + "\n", (1, _DEPTH + 1)),
+    # JSON that json.loads reads on every Python: the bound, not the stack, refuses it
+    ("json-arrays", "deep.json", "[" * 200 + "]" * 200 + "\n", (1, _DEPTH + 1)),
+    ("json-objects", "deep.json", '{"a": ' * 200 + "1" + "}" * 200, (1, 6 * _DEPTH + 1)),
 ]
 
 
-@pytest.mark.parametrize("command", ["build", "estimate", "schemas lint"])
-@pytest.mark.parametrize(
-    ("name", "text", "place"), [d[1:] for d in DEEP_DOCUMENTS], ids=[d[0] for d in DEEP_DOCUMENTS]
-)
+# estimate reads a .json file as a request body, whose own checks place its depth.
+DEEP_CASES = [
+    pytest.param(command, *d[1:], id=f"{d[0]}-{command}")
+    for d in DEEP_DOCUMENTS
+    for command in ("build", "estimate", "schemas lint")
+    if not (command == "estimate" and d[1].endswith(".json"))
+]
+
+
+@pytest.mark.parametrize(("command", "name", "text", "place"), DEEP_CASES)
 def test_a_document_nested_past_the_bound_is_refused_at_its_place(
     tmp_path: Path, command: str, name: str, text: str, place: tuple[int, int]
 ) -> None:

@@ -87,6 +87,12 @@ def _max_depth() -> int:
     return GEMINI.MAX_JSON_DEPTH
 
 
+def _too_deep(name: str, line: int, column: int) -> Finding:
+    limit = _max_depth()
+    problem = Problem((), "json.too_deep", f"expected at most {limit} levels of nesting")
+    return Finding(name, line, column, problem)
+
+
 def _too_deep_yaml(name: str, text: str) -> Finding | None:
     """A ``json.too_deep`` finding where YAML nests deeper than the bound, found token by token.
 
@@ -108,15 +114,37 @@ def _too_deep_yaml(name: str, text: str) -> Finding | None:
             if isinstance(token, opening):
                 depth += 1
                 if depth > limit:
-                    mark = token.start_mark
-                    problem = Problem(
-                        (), "json.too_deep", f"expected at most {limit} levels of nesting"
-                    )
-                    return Finding(name, mark.line + 1, mark.column + 1, problem)
+                    return _too_deep(name, token.start_mark.line + 1, token.start_mark.column + 1)
             elif isinstance(token, closing):
                 depth -= 1
     except yaml.YAMLError:
         return None  # the full reading reports the syntax error at its place
+    return None
+
+
+def _too_deep_json(name: str, text: str) -> Finding | None:
+    """A ``json.too_deep`` finding where JSON text that parsed nests deeper than the bound,
+    at the bracket that passes it.
+
+    How deep ``json.loads`` goes before it runs out of stack depends on the interpreter
+    (Python 3.13 reads thousands of levels); the bound does not. Text with no more opening
+    brackets than the bound cannot pass it, and is not read again.
+    """
+    import re
+
+    limit = _max_depth()
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                line = text.count("\n", 0, match.start()) + 1
+                return _too_deep(name, line, match.start() - text.rfind("\n", 0, match.start()))
+        elif token in "]}":
+            depth -= 1
     return None
 
 
@@ -130,6 +158,9 @@ def _json_document(name: str, text: str, suffix: str) -> Document | Finding | No
         return _syntax_finding(name, text, ValueError("nesting too deep"))
     except ValueError as exc:
         return _syntax_finding(name, text, exc) if suffix == ".json" else None
+    deep = _too_deep_json(name, text)
+    if deep is not None:
+        return deep
     repeat = _first_repeated_member(name, text)
     if repeat is not None:
         return repeat
