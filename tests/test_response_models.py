@@ -27,6 +27,7 @@ from decisions_input.responses import (
     parse_response,
     parse_signals,
 )
+from tests.optional import NEEDS_SDK
 from tests.response_examples import (
     GEMINI_BLOCKED,
     GEMINI_ERRORS,
@@ -250,6 +251,7 @@ def test_typed_getter_errors(
     assert [(p.code, p.json_path) for p in caught.value.problems] == [expected]
 
 
+@NEEDS_SDK
 def test_the_official_sdk_model_reads_and_round_trips() -> None:
     from google.genai import decisions as sdk
 
@@ -265,6 +267,7 @@ def test_the_official_sdk_model_reads_and_round_trips() -> None:
     assert sdk.CreateDecisionResponse.model_validate(response.to_dict()) == sdk_response
 
 
+@NEEDS_SDK
 def test_an_answer_the_sdk_does_not_know_is_checked_as_sent() -> None:
     from google.genai import decisions as sdk
 
