@@ -10,20 +10,18 @@ media builders) called with hostile arguments.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import decisions_input as di
 from fuzz.bounds import json_cpu_seconds
 from fuzz.calls import Call, untag
 from fuzz.probe import Failure, Probe
-from fuzz.verdicts import INTERNAL_CODE, error_codes
+from fuzz.verdicts import INTERNAL_CODE, check_emitted
 
 __all__ = ["check_builder"]
 
 _ALLOWED = (di.InvalidInput, di.SourceError)
 _QUESTIONS = frozenset({"noul", "choice", "score"})
-_BUDGET = frozenset({"budget.exceeded", "budget.at_risk"})
 
 
 def check_builder(call: Call) -> list[Failure]:
@@ -56,29 +54,4 @@ def _request(name: str, built: Any, limits: di.Limits) -> di.Request:
 def _check_in_request(probe: Probe, name: str, built: Any, limits: di.Limits) -> None:
     if name not in _QUESTIONS and not limits.INPUT_BLOCK_TYPES:
         return  # a target without content blocks has no place for a block
-    request, raised = probe.call("Request", lambda: _request(name, built, limits))
-    if isinstance(raised, di.InvalidInput) and error_codes(raised.problems) <= _BUDGET:
-        return
-    if request is None:
-        codes = (
-            ",".join(sorted(error_codes(raised.problems)))
-            if isinstance(raised, di.InvalidInput)
-            else repr(raised)
-        )
-        probe.fail(
-            "built-block-refused", f"{name} built it, Request refused: {codes}", f"{name} {codes}"
-        )
-        return
-    buffer = io.BytesIO()
-    probe.call("Request.dump", lambda: request.dump(buffer))
-    problems, _ = probe.call(
-        "iter_problems(emitted)",
-        lambda: list(di.iter_problems(buffer.getvalue(), limits=limits)),
-    )
-    if problems is not None and error_codes(problems) - _BUDGET:
-        codes = ",".join(sorted(error_codes(problems)))
-        probe.fail(
-            "built-block-refused",
-            f"{name}: the emitted request has errors {codes}",
-            f"{name} {codes}",
-        )
+    check_emitted(probe, lambda: _request(name, built, limits), name, limits)

@@ -13,14 +13,13 @@
 from __future__ import annotations
 
 import functools
-import io
 import tracemalloc
 from collections.abc import Callable, Iterable
 
 import decisions_input as di
 from fuzz.bounds import MEDIA_CPU_SECONDS, MEDIA_PEAK_BYTES
 from fuzz.probe import Failure, Probe
-from fuzz.verdicts import INTERNAL_CODE, error_codes
+from fuzz.verdicts import INTERNAL_CODE, check_emitted
 
 __all__ = ["check_media"]
 
@@ -31,7 +30,6 @@ _BUILDERS: dict[str, Callable[..., di.MediaBlock]] = {
     "document": di.document,
 }
 _BUILDER_ERRORS = (di.InvalidInput, di.SourceError)
-_BUDGET = frozenset({"budget.exceeded", "budget.at_risk"})
 
 
 def check_media(data: bytes) -> list[Failure]:
@@ -94,35 +92,14 @@ def _check_built(probe: Probe, block: di.MediaBlock, data: bytes) -> None:
     if again is None and raised is not None:
         detail = f"media() built {block.type} {block.mime_type}; {block.type}() refused: {raised}"
         probe.fail("builders-disagree", detail, f"{block.type} {block.mime_type}")
-    request, raised = probe.call(
-        "Request",
+    check_emitted(
+        probe,
         lambda: di.Request(
             target="gemini",
             model=sorted(di.GEMINI.MODELS)[0],
             input=[block],
             questions={"q": di.noul("Is it?")},
         ),
+        f"a built {block.mime_type}",
+        di.GEMINI,
     )
-    if isinstance(raised, di.InvalidInput) and error_codes(raised.problems) <= _BUDGET:
-        return
-    if request is None:
-        codes = (
-            ",".join(sorted(error_codes(raised.problems)))
-            if isinstance(raised, di.InvalidInput)
-            else ""
-        )
-        detail = f"Request refused a built {block.mime_type}: {raised}"
-        probe.fail("built-block-refused", detail, f"{block.mime_type} {codes}")
-        return
-    buffer = io.BytesIO()
-    probe.call("Request.dump", lambda: request.dump(buffer))
-    problems, _ = probe.call(
-        "iter_problems(emitted)", lambda: list(di.iter_problems(buffer.getvalue()))
-    )
-    if problems is not None and error_codes(problems) - _BUDGET:
-        codes = ",".join(sorted(error_codes(problems)))
-        probe.fail(
-            "built-block-refused",
-            f"the request of a built {block.mime_type} has errors {codes}",
-            f"{block.mime_type} {codes}",
-        )

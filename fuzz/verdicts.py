@@ -6,11 +6,13 @@
   says when it turns an internal exception into a problem about something else);
 - every path resolves in the input;
 - the forms agree: the same verdict and the same error codes where they compare;
-- nothing the bundled schema refuses is accepted.
+- nothing the bundled schema refuses is accepted;
+- a request of built values is accepted, and so are the bytes it emits.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Sequence
 
 import decisions_input as di
@@ -19,7 +21,14 @@ from fuzz.oracle import Refusal, schema_refusal
 from fuzz.probe import Probe
 from fuzz.tree import Path, resolve
 
-__all__ = ["INTERNAL_CODE", "check_problems", "compare_forms", "check_schema", "error_codes"]
+__all__ = [
+    "INTERNAL_CODE",
+    "check_emitted",
+    "check_problems",
+    "compare_forms",
+    "check_schema",
+    "error_codes",
+]
 
 INTERNAL_CODE = "internal.error"
 
@@ -34,6 +43,43 @@ _ROOT_TYPE_CODES = frozenset({"schema.type", "response.type"})
 def error_codes(problems: Sequence[di.Problem]) -> frozenset[str]:
     """The codes of the errors among the problems."""
     return frozenset(p.code for p in problems if p.is_error)
+
+
+# A request of built values may still be over the budget: that is the request's size, not
+# a fault of what was built.
+_BUDGET = frozenset({"budget.exceeded", "budget.at_risk"})
+
+
+def check_emitted(
+    probe: Probe, make: Callable[[], di.Request], label: str, limits: di.Limits
+) -> None:
+    """A request of built values: ``Request`` accepts it (the budget aside), and the bytes it
+    emits validate clean when read again."""
+    request, raised = probe.call("Request", make)
+    if isinstance(raised, di.InvalidInput) and error_codes(raised.problems) <= _BUDGET:
+        return
+    if request is None:
+        codes = (
+            ",".join(sorted(error_codes(raised.problems)))
+            if isinstance(raised, di.InvalidInput)
+            else repr(raised)
+        )
+        probe.fail(
+            "built-block-refused", f"{label}: Request refused it: {codes}", f"{label} {codes}"
+        )
+        return
+    buffer = io.BytesIO()
+    probe.call("Request.dump", lambda: request.dump(buffer))
+    problems, _ = probe.call(
+        "iter_problems(emitted)", lambda: list(di.iter_problems(buffer.getvalue(), limits=limits))
+    )
+    if problems is not None and error_codes(problems) - _BUDGET:
+        codes = ",".join(sorted(error_codes(problems)))
+        probe.fail(
+            "built-block-refused",
+            f"{label}: the emitted request has errors {codes}",
+            f"{label} {codes}",
+        )
 
 
 def check_problems(probe: Probe, form: str, problems: Sequence[di.Problem], forms: Forms) -> None:

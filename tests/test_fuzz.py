@@ -31,7 +31,7 @@ from fuzz.oracle import schema_refusal
 from fuzz.probe import Probe
 from fuzz.properties import check_case
 from fuzz.replies import error_bodies, responses_to, signals_bodies
-from fuzz.verdicts import check_problems, compare_forms
+from fuzz.verdicts import check_emitted, check_problems, compare_forms
 from fuzz.watchdog import Hung, cpu_deadline
 
 SEEDS = Path(__file__).parent / "fuzz_seeds"
@@ -204,6 +204,25 @@ def test_the_command_line_check_lets_the_deadline_through(
     monkeypatch.setattr(properties, "HANG_CPU_SECONDS", 0.2)
     (failure,) = check_case(Case("cli", b"{}", kind="validate.text", api="gemini"), tmp_path)
     assert (failure.prop, failure.detail) == ("hang", "cli: no answer after 0.2 s of CPU")
+
+
+def test_a_built_request_that_is_refused_is_caught() -> None:
+    model = sorted(di.GEMINI.MODELS)[0]
+
+    def refused() -> di.Request:
+        return di.Request(model=model, input="", questions={"q": di.noul("Is it?")})
+
+    def accepted() -> di.Request:
+        return di.Request(model=model, input="x", questions={"q": di.noul("Is it?")})
+
+    probe = Probe()
+    check_emitted(probe, refused, "an empty input", di.GEMINI)
+    assert [(f.prop, f.where) for f in probe.failures] == [
+        ("built-block-refused", "an empty input input.empty")
+    ]
+    probe = Probe()
+    check_emitted(probe, accepted, "text", di.GEMINI)
+    assert probe.failures == []
 
 
 def test_own_errors_pass_through() -> None:
