@@ -979,16 +979,8 @@ def test_padding_after_the_last_box_is_tolerated() -> None:
     assert (det.mime, det.evidence["trailing_bytes"]) == ("video/mp4", 2)
 
 
-def _pdf(objects: list[bytes]) -> bytes:
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n".encode()
-    return bytes(out + f"startxref\n{xref}\n%%EOF\n".encode())
+# A PDF of object bodies with a correct index, as the fixture generator makes them.
+_pdf: Callable[[list[bytes]], bytes] = _load_generator().pdf_objects
 
 
 _CATALOG = b"<< /Type /Catalog /Pages 2 0 R >>"
