@@ -124,27 +124,20 @@ def _too_deep_yaml(name: str, text: str) -> Finding | None:
 
 def _too_deep_json(name: str, text: str) -> Finding | None:
     """A ``json.too_deep`` finding where JSON text that parsed nests deeper than the bound,
-    at the bracket that passes it.
+    at the value that passes it, as the library's reader measures and places it.
 
     How deep ``json.loads`` goes before it runs out of stack depends on the interpreter
     (Python 3.13 reads thousands of levels); the bound does not. Text with no more opening
     brackets than the bound cannot pass it, and is not read again.
     """
-    import re
-
-    limit = _max_depth()
-    if text.count("[") + text.count("{") <= limit:
+    if text.count("[") + text.count("{") <= _max_depth():
         return None
-    depth = 0
-    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', text):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > limit:
-                line = text.count("\n", 0, match.start()) + 1
-                return _too_deep(name, line, match.start() - text.rfind("\n", 0, match.start()))
-        elif token in "]}":
-            depth -= 1
+    from ..jsontext import locate, parse_value
+
+    for problem in parse_value(text)[1]:
+        if problem.code == "json.too_deep":
+            at = locate(text, problem.path)
+            return _too_deep(name, *(at[2:] if at is not None else (1, 1)))
     return None
 
 
